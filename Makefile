@@ -1,0 +1,42 @@
+# The course's one front door. `make course` and `make test` set up .venv themselves.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup course test lint lab lock clean
+
+# (Re)install when the lock or the project metadata changes; otherwise reuse the environment.
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	@touch $@
+
+setup: $(STAMP)
+
+## Execute every lesson into build/ (HTML, executed notebooks, figures) and write build/index.html.
+course: $(STAMP)
+	$(BIN)/python -m builder --out build
+
+## Run the whole test suite, notebook executions included.
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check helpers builder tests notebooks
+
+## JupyterLab for a student, on localhost only, with Jupyter's token.
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ip=127.0.0.1 --no-browser --ServerApp.root_dir=$(CURDIR)
+
+## Re-resolve requirements.in in a scratch venv and rewrite the lock.
+lock:
+	rm -rf build/lock-venv && $(PYTHON) -m venv build/lock-venv
+	build/lock-venv/bin/python -m pip install --quiet -r requirements.in
+	{ echo "# Exact versions for Python 3.11 (CPU). Made from requirements.in by 'make lock'; environment.yml reads this file."; \
+	  build/lock-venv/bin/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > requirements.txt
+	rm -rf build/lock-venv
+
+clean:
+	rm -rf build

@@ -1,0 +1,30 @@
+"""`python -m builder`: execute every lesson in notebooks/ into build/ and write build/index.html."""
+
+import argparse
+import sys
+from pathlib import Path
+
+from builder.execute import execute_all, lesson_notebooks
+from builder.index import write_index
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--notebooks", type=Path, default=Path("notebooks"))
+    parser.add_argument("--out", type=Path, default=Path("build"))
+    parser.add_argument("--jobs", type=int, default=None, help="concurrent kernels (default: one per core)")
+    parser.add_argument("--fast", action="store_true", help="run each lesson's quick setting (TEZ = True)")
+    parser.add_argument("--timeout", type=int, default=1200, help="seconds allowed per cell")
+    args = parser.parse_args(argv)
+
+    notebooks = lesson_notebooks(args.notebooks)
+    runs = execute_all(notebooks, args.out, {"TEZ": True} if args.fast else {}, args.jobs, args.timeout)
+    index = write_index(runs, args.out)
+    for run in runs:
+        print(f"{run.source.name:40} {run.seconds:7.1f} s  {'ok' if run.ok else 'FAILED: ' + run.error}")
+    print(f"index: {index}")
+    return 0 if all(run.ok for run in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Assignment and grading machinery for the course (nbgrader based)."""
