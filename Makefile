@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup course test lint lab lock clean
+.PHONY: setup course release test lint lab lock clean
 
 # (Re)install when the lock or the project metadata changes; otherwise reuse the environment.
 $(STAMP): requirements.txt pyproject.toml
@@ -16,8 +16,12 @@ $(STAMP): requirements.txt pyproject.toml
 setup: $(STAMP)
 
 ## Execute every lesson into build/ (HTML, executed notebooks, figures) and write build/index.html.
-course: $(STAMP)
+course: release
 	$(BIN)/python -m builder --out build
+
+## Regenerate the student versions in release/ from source/ (nbgrader generate_assignment).
+release: $(STAMP)
+	$(BIN)/python -m grading.release
 
 ## Run the whole test suite, notebook executions included.
 test: $(STAMP)
