@@ -6,6 +6,7 @@ from pathlib import Path
 
 from builder.execute import execute_all, lesson_notebooks
 from builder.index import write_index
+from builder.report import write_reproduction_report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,9 +21,11 @@ def main(argv: list[str] | None = None) -> int:
     notebooks = lesson_notebooks(args.notebooks)
     runs = execute_all(notebooks, args.out, {"TEZ": True} if args.fast else {}, args.jobs, args.timeout)
     index = write_index(runs, args.out)
+    report = write_reproduction_report(runs, args.out)
     for run in runs:
         print(f"{run.source.name:40} {run.seconds:7.1f} s  {'ok' if run.ok else 'FAILED: ' + run.error}")
     print(f"index: {index}")
+    print(f"reproduction report: {report}")
     return 0 if all(run.ok for run in runs) else 1
 
 
