@@ -1,0 +1,153 @@
+"""Grade every submission of an assignment: prepared from the course's copies, executed in parallel
+sandboxes, checked outside the kernels, then recorded by nbgrader in a staging gradebook that replaces
+the real one only when everything succeeded.
+
+Layout (nbgrader's): submitted/<student>/<assignment>/*.ipynb in; autograded/, feedback/ and gradebook.db
+out, plus build/grades.csv and build/grading/ (report). Student code never runs outside a sandbox here.
+"""
+
+import os
+import queue
+import shutil
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from grading.execute import reference_records, run_in_sandbox, verify
+from grading.prepare import executable_notebook, read_student_notebook
+from grading.record import record_and_publish
+from grading.sandbox import FIRST_UID, unavailable_reason
+
+ALLOWED_EXTRA = {"timestamp.txt"}
+
+
+@dataclass
+class StudentRun:
+    student: str
+    assignment: str
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+    outside_failed: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Course:
+    root: Path
+    assignment: str
+    cell_timeout: int = 60
+    sandbox: bool = True
+
+    def notebooks(self) -> list[str]:
+        names = sorted(p.stem for p in (self.root / "release" / self.assignment).glob("*.ipynb"))
+        if not names:
+            raise FileNotFoundError(f"release/{self.assignment}/ has no notebooks: run `make release` first")
+        return names
+
+    def release(self, name: str):
+        return nbformat.read(self.root / "release" / self.assignment / f"{name}.ipynb", as_version=4)
+
+    def source(self, name: str):
+        return nbformat.read(self.root / "source" / self.assignment / f"{name}.ipynb", as_version=4)
+
+    def students(self, only: str | None = None) -> list[str]:
+        folder = self.root / "submitted"
+        found = sorted(p.parent.name for p in folder.glob(f"*/{self.assignment}") if p.is_dir())
+        if only is not None:
+            found = [s for s in found if s == only]
+            if not found:
+                raise FileNotFoundError(f"no submission submitted/{only}/{self.assignment}/")
+        return found
+
+
+class Slots:
+    """Sandbox identities handed to workers, so no two running kernels share a uid."""
+
+    def __init__(self, count: int):
+        self.free = queue.Queue()
+        for i in range(count):
+            self.free.put(FIRST_UID + 1 + i)
+
+
+def extra_files(folder: Path, notebooks: list[str]) -> list[str]:
+    expected = {f"{name}.ipynb" for name in notebooks} | ALLOWED_EXTRA
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                  if p.is_file() and str(p.relative_to(folder)) not in expected)
+
+
+def grade_student(course: Course, student: str, references: dict, slots: Slots, work: Path,
+                  staging: Path) -> StudentRun:
+    run = StudentRun(student, course.assignment)
+    submitted = course.root / "submitted" / student / course.assignment
+    extras = extra_files(submitted, course.notebooks())
+    if extras:
+        run.problems.append(f"qo'shimcha fayllar e'tiborsiz qoldirildi (nusxalanmadi): {', '.join(extras[:10])}")
+    out_dir = staging / "submitted" / student / course.assignment
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if (submitted / "timestamp.txt").is_file():
+        shutil.copyfile(submitted / "timestamp.txt", out_dir / "timestamp.txt")
+    for name in course.notebooks():
+        student_nb, problems = read_student_notebook(submitted / f"{name}.ipynb")
+        notebook, more = executable_notebook(course.release(name), course.source(name), student_nb)
+        run.problems += problems + [f"{name}: {p}" for p in more]
+        uid = slots.free.get()
+        try:
+            execution = run_in_sandbox(notebook, Path(tempfile.mkdtemp(dir=work)), uid, course.cell_timeout,
+                                       sandbox=course.sandbox)
+        finally:
+            slots.free.put(uid)
+        run.seconds += execution.seconds
+        run.problems += [f"{name}: {p}" for p in execution.problems]
+        run.outside_failed += verify(execution.notebook, references[name])
+        nbformat.write(execution.notebook, out_dir / f"{name}.ipynb")
+    return run
+
+
+def instructor_references(course: Course, slots: Slots, work: Path) -> dict[str, dict[str, list[str]]]:
+    """Execute the source notebooks (in the sandbox too) and keep each test cell's records."""
+    references = {}
+    for name in course.notebooks():
+        uid = slots.free.get()
+        try:
+            execution = run_in_sandbox(course.source(name), Path(tempfile.mkdtemp(dir=work)), uid,
+                                       course.cell_timeout, sandbox=course.sandbox)
+        finally:
+            slots.free.put(uid)
+        refs = reference_records(execution.notebook)
+        silent = [gid for gid, lines in refs.items() if not lines]
+        if execution.problems or silent:
+            raise RuntimeError(f"source/{course.assignment}/{name}.ipynb does not grade itself cleanly: "
+                               f"{execution.problems} test cells without records: {silent}")
+        references[name] = refs
+    return references
+
+
+def grade(root: Path, assignment: str, student: str | None = None, jobs: int | None = None,
+          sandbox: bool = True, out_dir: Path | None = None) -> list[StudentRun]:
+    reason = unavailable_reason()
+    if reason and sandbox:
+        raise RuntimeError(f"Baholash to'xtatildi: talaba kodi uchun sandbox yaratib bo'lmaydi ({reason}). "
+                           "Talaba kodini o'z huquqlaringiz bilan ishga tushirish xavfli; baribir shunday "
+                           "qilmoqchi bo'lsangiz, --unsafe-no-sandbox bayrog'ini bering.")
+    course = Course(root, assignment, sandbox=sandbox)
+    students = course.students(student)
+    jobs = jobs or len(os.sched_getaffinity(0))
+    slots = Slots(jobs)
+    out_dir = out_dir or root / "build"
+    work_root = root / "build" / "grading-work"
+    work_root.mkdir(parents=True, exist_ok=True)
+    work_root.chmod(0o711)
+    with tempfile.TemporaryDirectory(dir=work_root) as tmp:
+        work = Path(tmp)
+        work.chmod(0o711)
+        staging = work / "staging"
+        start = time.perf_counter()
+        references = instructor_references(course, slots, work)
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            runs = list(pool.map(lambda s: grade_student(course, s, references, slots, work, staging), students))
+        record_and_publish(root, assignment, [r.student for r in runs], staging, out_dir)
+        print(f"graded {len(runs)} submission(s) of {assignment} in {time.perf_counter() - start:.1f} s")
+    return runs

@@ -1,0 +1,109 @@
+"""Execute a prepared notebook in the sandbox and check its test cells outside the student's kernel.
+
+A test cell passes only if nbgrader would pass it (no error, nothing on stderr) AND the plain records it
+printed (`KURS-NATIJA {...}` lines: the normalised answer, or a drill's outputs on hidden inputs) equal the
+records the instructor's source notebook prints. Code in the student's kernel can silence errors or patch
+the checks, but it cannot make a wrong answer print the right record: the stricter check decides.
+"""
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat import NotebookNode, v4
+
+from grading.prepare import nbgrader_meta
+from grading.sandbox import Limits, SandboxKernelManager, prepare_scratch
+from grading.tekshiruv import MARKER
+
+MAX_OUTPUT_CHARS = 200_000   # per notebook; the rest is dropped and reported
+OUTSIDE_CHECK_FAILED = "natija tashqi tekshiruvdan o'tmadi (javob noto'g'ri yoki test bajarilmadi)"
+
+
+@dataclass
+class Execution:
+    notebook: NotebookNode
+    seconds: float
+    problems: list[str] = field(default_factory=list)
+
+
+class CappedClient(NotebookClient):
+    """nbclient that stops keeping output once a notebook has printed MAX_OUTPUT_CHARS."""
+
+    kept_chars = 0
+    truncated = False
+
+    def output(self, outs, msg, display_id, cell_index):
+        size = len(str(msg.get("content", "")))
+        if self.kept_chars + size > MAX_OUTPUT_CHARS:
+            self.truncated = True
+            return None
+        self.kept_chars += size
+        return super().output(outs, msg, display_id, cell_index)
+
+
+def run_in_sandbox(notebook: NotebookNode, scratch: Path, uid: int, cell_timeout: int,
+                   limits: Limits | None = None, sandbox: bool = True) -> Execution:
+    """Execute in the sandbox; sandbox=False (the instructor's explicit choice) runs a plain kernel."""
+    if sandbox:
+        prepare_scratch(scratch, uid)
+        manager = SandboxKernelManager.sandboxed(scratch, uid, limits or Limits())
+    else:
+        manager = AsyncKernelManager
+    client = CappedClient(notebook, kernel_name="python3", allow_errors=True, timeout=cell_timeout,
+                          kernel_manager_class=manager, record_timing=False)
+    start, problems = time.perf_counter(), []
+    try:
+        client.execute(cwd=str(scratch))
+    except DeadKernelError:
+        problems.append("yadro (kernel) to'xtab qoldi: keyingi kataklar bajarilmadi")
+    except CellTimeoutError:
+        problems.append(f"katak {cell_timeout} soniyadan ko'p ishladi: to'xtatildi, keyingilari bajarilmadi")
+    except Exception as exc:  # the batch goes on; this notebook is reported
+        problems.append(f"bajarishda xato: {type(exc).__name__}: {str(exc)[:200]}")
+    if client.truncated:
+        problems.append(f"chiqish juda katta: {MAX_OUTPUT_CHARS} belgidan keyingisi tashlandi")
+    return Execution(notebook, time.perf_counter() - start, problems)
+
+
+def records(cell) -> list[str]:
+    text = "".join(o.get("text", "") for o in cell.get("outputs", [])
+                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
+    return [line for line in text.splitlines() if line.startswith(MARKER)]
+
+
+def reference_records(notebook: NotebookNode) -> dict[str, list[str]]:
+    """grade_id -> records printed by each test cell of the executed instructor notebook."""
+    return {nbgrader_meta(c)["grade_id"]: records(c) for c in notebook.cells
+            if c.cell_type == "code" and nbgrader_meta(c).get("grade")}
+
+
+def failure(text: str) -> NotebookNode:
+    return v4.new_output("error", ename="TekshiruvXatosi", evalue=text, traceback=[f"TekshiruvXatosi: {text}"])
+
+
+def verify(notebook: NotebookNode, reference: dict[str, list[str]]) -> list[str]:
+    """Fail every test cell whose records differ from the reference.
+
+    Returns the grade ids that nbgrader alone would have passed: a sign of tampering, worth reporting.
+    """
+    suspicious = []
+    for cell in notebook.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if cell.cell_type != "code" or not nbgrader_meta(cell).get("grade"):
+            continue
+        # nbgrader reads a numeric execute_result as partial credit: keep it visible, not scorable
+        for out in cell.outputs:
+            if out.get("output_type") == "execute_result":
+                out.output_type = "display_data"
+                out.pop("execution_count", None)
+        expected = reference.get(grade_id)
+        if not expected or records(cell) == expected:
+            continue
+        if not any(o.get("output_type") == "error" or o.get("name") == "stderr" for o in cell.outputs):
+            suspicious.append(grade_id)
+        cell.outputs.append(failure(OUTSIDE_CHECK_FAILED))
+    return suspicious
