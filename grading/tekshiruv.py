@@ -69,6 +69,9 @@ def _integer(x, nom: str) -> int:
     raise JavobXatosi(f"{nom}: butun son (int) kerak, sizda {type(x).__name__}.")
 
 
+butun = _integer  # public: a plain int from the student's object (used by the hidden drill tests)
+
+
 def _number(x, nom: str) -> float:
     if type(x) is bool:
         raise JavobXatosi(f"{nom}: son kerak, sizda bool ({x!r}).")
@@ -432,24 +435,34 @@ def _call(fn, *args):
         return fn(*args)
 
 
-def head_weights(mha: torch.nn.MultiheadAttention, x: torch.Tensor, pad=None) -> torch.Tensor:
-    """Each head's weights (B, h, n, n) from the module's parameters, head by head (the definition)."""
-    B, n, d = x.shape
-    h = mha.num_heads
+def mha_ref(mha: torch.nn.MultiheadAttention, q: torch.Tensor, kv: torch.Tensor, pad=None):
+    """Multi-head attention by its definition, head by head in float64, from the module's parameters.
+
+    q (B, n_q, d), kv (B, n_k, d), pad (B, n_k) bool with True = PAD; returns the output (B, n_q, d)
+    and each head's weights (B, h, n_q, n_k). The reference of the drill checks.
+    """
+    d, h = mha.embed_dim, mha.num_heads
     d_k = d // h
-    W = mha.in_proj_weight.detach().to(torch.float64)
-    b = mha.in_proj_bias.detach().to(torch.float64) if mha.in_proj_bias is not None else torch.zeros(3 * d)
-    x = x.to(torch.float64)
-    heads = []
+    f64 = torch.float64
+    W = mha.in_proj_weight.detach().to(f64)
+    b = mha.in_proj_bias.detach().to(f64) if mha.in_proj_bias is not None else torch.zeros(3 * d, dtype=f64)
+    q, kv = q.detach().to(f64), kv.detach().to(f64)
+    outs, weights = [], []
     for i in range(h):
         rows = slice(i * d_k, (i + 1) * d_k)
-        q = x @ W[:d][rows].T + b[:d][rows]
-        k = x @ W[d:2 * d][rows].T + b[d:2 * d][rows]
-        s = q @ k.transpose(1, 2) / math.sqrt(d_k)
+        Qi = q @ W[:d][rows].T + b[:d][rows]
+        Ki = kv @ W[d:2 * d][rows].T + b[d:2 * d][rows]
+        Vi = kv @ W[2 * d:][rows].T + b[2 * d:][rows]
+        s = Qi @ Ki.transpose(1, 2) / math.sqrt(d_k)
         if pad is not None:
             s = s.masked_fill(pad[:, None, :], float("-inf"))
-        heads.append(torch.softmax(s, dim=-1))
-    return torch.stack(heads, dim=1)
+        w = torch.softmax(s, dim=-1)
+        weights.append(w)
+        outs.append(w @ Vi)
+    out = torch.cat(outs, dim=-1) @ mha.out_proj.weight.detach().to(f64).T
+    if mha.out_proj.bias is not None:
+        out = out + mha.out_proj.bias.detach().to(f64)
+    return out, torch.stack(weights, dim=1)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -583,7 +596,7 @@ def xato_5(bosh_ogirliklari) -> None:
     with torch.no_grad():
         W = yangi(_call(bosh_ogirliklari, mha, x), "bosh_ogirliklari natijasi")
         shakl_tekshir(W, (2, 4, 5, 5), "bosh_ogirliklari natijasi (B=2, h=4, n=5)")
-        expected = head_weights(mha, x)
+        expected = mha_ref(mha, x, x)[1]
     joy = (f"0-bosh, 0-so'rov: kutilgan {_fmt(expected[0, 0, 0].round(decimals=3))}, "
            f"chiqdi {_fmt(W[0, 0, 0].round(decimals=3))}")
     _report("bosh_ogirliklari", expected, W, joy, 1e-5, _HINT_5)
