@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup course release test lint lab lock clean
+.PHONY: setup course release grade test lint lab lock clean
 
 # (Re)install when the lock or the project metadata changes; otherwise reuse the environment.
 $(STAMP): requirements.txt pyproject.toml
@@ -22,6 +22,11 @@ course: release
 ## Regenerate the student versions in release/ from source/ (nbgrader generate_assignment).
 release: $(STAMP)
 	$(BIN)/python -m grading.release
+
+## Grade submitted/<student>/<assignment>/ in sandboxes: autograded/, feedback/, build/grades.csv, build/grading/.
+ASSIGNMENT ?= multihead
+grade: $(STAMP)
+	$(BIN)/python -m grading --assignment $(ASSIGNMENT) $(if $(STUDENT),--student $(STUDENT))
 
 ## Run the whole test suite, notebook executions included.
 test: $(STAMP)

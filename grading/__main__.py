@@ -19,12 +19,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--student", default=None, help="grade only this student")
     parser.add_argument("--jobs", type=int, default=None, help="concurrent sandboxes (default: one per core)")
     parser.add_argument("--root", type=Path, default=ROOT, help="course root")
+    parser.add_argument("--cell-timeout", type=int, default=60, help="seconds one cell may run")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="run student code WITHOUT isolation, with your rights (only where no sandbox exists)")
     args = parser.parse_args(argv)
     root = args.root.resolve()
     try:
-        runs = grade(root, args.assignment, args.student or None, args.jobs, sandbox=not args.unsafe_no_sandbox)
+        runs = grade(root, args.assignment, args.student or None, args.jobs, sandbox=not args.unsafe_no_sandbox,
+                     cell_timeout=args.cell_timeout)
     except (RuntimeError, FileNotFoundError) as exc:
         print(f"xato: {exc}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ from grading.prepare import nbgrader_meta
 from grading.sandbox import Limits, SandboxKernelManager, prepare_scratch
 from grading.tekshiruv import MARKER
 
-MAX_OUTPUT_CHARS = 200_000   # per notebook; the rest is dropped and reported
+MAX_OUTPUT_CHARS = 100_000   # per cell; the rest is dropped and reported
 OUTSIDE_CHECK_FAILED = "natija tashqi tekshiruvdan o'tmadi (javob noto'g'ri yoki test bajarilmadi)"
 
 
@@ -31,17 +31,15 @@ class Execution:
 
 
 class CappedClient(NotebookClient):
-    """nbclient that stops keeping output once a notebook has printed MAX_OUTPUT_CHARS."""
-
-    kept_chars = 0
-    truncated = False
+    """nbclient that stops keeping a cell's output once it has printed MAX_OUTPUT_CHARS."""
 
     def output(self, outs, msg, display_id, cell_index):
+        kept = self.__dict__.setdefault("_kept", {})
         size = len(str(msg.get("content", "")))
-        if self.kept_chars + size > MAX_OUTPUT_CHARS:
-            self.truncated = True
+        if kept.get(cell_index, 0) + size > MAX_OUTPUT_CHARS:
+            self.__dict__.setdefault("_truncated", set()).add(cell_index)
             return None
-        self.kept_chars += size
+        kept[cell_index] = kept.get(cell_index, 0) + size
         return super().output(outs, msg, display_id, cell_index)
 
 
@@ -64,8 +62,8 @@ def run_in_sandbox(notebook: NotebookNode, scratch: Path, uid: int, cell_timeout
         problems.append(f"katak {cell_timeout} soniyadan ko'p ishladi: to'xtatildi, keyingilari bajarilmadi")
     except Exception as exc:  # the batch goes on; this notebook is reported
         problems.append(f"bajarishda xato: {type(exc).__name__}: {str(exc)[:200]}")
-    if client.truncated:
-        problems.append(f"chiqish juda katta: {MAX_OUTPUT_CHARS} belgidan keyingisi tashlandi")
+    for index in sorted(client.__dict__.get("_truncated", ())):
+        problems.append(f"{index}-katak chiqishi juda katta: {MAX_OUTPUT_CHARS} belgidan keyingisi tashlandi")
     return Execution(notebook, time.perf_counter() - start, problems)
 
 
