@@ -135,7 +135,7 @@ def test_comparison_with_the_seed_is_computed(matn, ikki_bosh):
     assert "HOLATI BOSHQACHA" not in matn
     hisobotlar = re.findall(r"  seed (\d): (hamma raqamlar seed matni bilan bir xil|farq bor - .*)", matn)
     assert len(hisobotlar) == 6
-    for s, hisobot in hisobotlar:
+    for _, hisobot in hisobotlar:
         if hisobot.startswith("farq bor"):
             assert "seed matnida" in hisobot and hisobot.endswith("yechilgan/qotgan holati bir xil")
 
