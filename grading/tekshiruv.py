@@ -411,6 +411,35 @@ def qayd_tensor(test_id: str, t: torch.Tensor) -> None:
     qayd(test_id, qiymat)
 
 
+def records_match(expected: list[str], got: list[str], tol: float = 1e-4) -> bool:
+    """Whether a test cell's record lines agree with the reference ones (the source notebook's).
+
+    Numbers may differ by `tol` (an equally right drill repair can differ from the reference in the 7th
+    digit, and rounding to 5 decimals can turn that into 1e-5); everything else must be equal. Plain
+    values only: the lines are parsed with json, outside the student's kernel.
+    """
+
+    def same(a, b) -> bool:
+        if type(a) in (int, float) and type(b) in (int, float):
+            return abs(a - b) <= tol
+        if type(a) is list and type(b) is list:
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+        if type(a) is dict and type(b) is dict:
+            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return type(a) is type(b) and a == b
+
+    def parse(line: str):
+        if not line.startswith(MARKER + " "):
+            raise ValueError(line[:80])
+        return json.loads(line[len(MARKER) + 1:])
+
+    try:
+        return len(expected) == len(got) and all(
+            same(parse(e), parse(g)) for e, g in zip(expected, got, strict=True))
+    except ValueError:  # json.JSONDecodeError is a ValueError
+        return False
+
+
 def _differ(expected: torch.Tensor, got: torch.Tensor) -> float:
     return float((expected.to(torch.float64) - got.to(torch.float64)).abs().max())
 

@@ -369,3 +369,34 @@ def test_hidden_tests_print_one_record_per_check(graded):
                if o.output_type == "stream" for line in o.text.splitlines() if line.startswith(tk.MARKER)]
     assert len(records) == len(QUESTIONS)
     assert records[0] == tk.MARKER + ' {"id":"test-01","qiymat":8}'
+
+
+def cell_records(nb: nbformat.NotebookNode) -> dict[str, list[str]]:
+    return {c.metadata["nbgrader"]["grade_id"]: [
+        line for o in c.outputs if o.output_type == "stream" for line in o.text.splitlines()
+        if line.startswith(tk.MARKER)]
+        for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
+
+
+def test_records_recheck_outside_the_kernel_agrees_with_the_grades(graded):
+    """The record lines let a grader outside the kernel (issue 6) re-check: same verdict as the hidden tests."""
+    def nbs(student):
+        folder = graded.courses[student] / "autograded" / student / ASSIGNMENT
+        return {nb: cell_records(read(folder / f"{nb}.ipynb")) for nb in NOTEBOOKS}
+
+    reference = nbs("yechim")
+    for student in ["boshqa", "xato_0", "xato_1", "hiyla", "bosh"]:
+        got = nbs(student)
+        for item, (nb, _, test_id, _) in ITEMS.items():
+            agrees = tk.records_match(reference[nb][test_id], got[nb][test_id])
+            assert agrees == (item not in graded.students[student]), (student, item)
+
+
+def test_records_match_tolerates_float_noise_only():
+    line = tk.MARKER + ' {"id":"t","qiymat":{"shakl":[2],"sonlar":[0.12345,1.0]}}'
+    assert tk.records_match([line], [line.replace("0.12345", "0.12346")])
+    assert not tk.records_match([line], [line.replace("0.12345", "0.12445")])
+    assert not tk.records_match([line], [line.replace("[2]", "[1]")])
+    assert not tk.records_match([line], [])
+    assert not tk.records_match([line], ["KURS-NATIJA {broken"])
+    assert not tk.records_match([tk.MARKER + ' {"id":"t","qiymat":"b"}'], [tk.MARKER + ' {"id":"t","qiymat":"a"}'])
