@@ -37,7 +37,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check helpers builder tests notebooks
+	$(BIN)/ruff check helpers builder grading bench tests notebooks source
 
 ## JupyterLab for a student, on localhost only, with Jupyter's token.
 lab: $(STAMP)

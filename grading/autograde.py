@@ -6,6 +6,8 @@ Layout (nbgrader's): submitted/<student>/<assignment>/*.ipynb in; autograded/, f
 out, plus build/grades.csv and build/grading/ (report). Student code never runs outside a sandbox here.
 """
 
+import hashlib
+import json
 import os
 import queue
 import shutil
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import nbformat
 
+from grading import execute, tekshiruv
 from grading.execute import reference_records, run_in_sandbox, verify
 from grading.prepare import executable_notebook, read_student_notebook
 from grading.record import record_and_publish
@@ -108,8 +111,20 @@ def grade_student(course: Course, student: str, references: dict, slots: Slots, 
     return run
 
 
+def reference_key(course: Course) -> str:
+    """Identifies the source notebooks and the checking code the references were computed from."""
+    digest = hashlib.sha256()
+    for path in [*sorted((course.root / "source" / course.assignment).glob("*.ipynb")),
+                 Path(tekshiruv.__file__), Path(execute.__file__)]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def instructor_references(course: Course, slots: Slots, work: Path) -> dict[str, dict[str, list[str]]]:
-    """Execute the source notebooks (in the sandbox too) and keep each test cell's records."""
+    """Each test cell's records from the source notebooks, executed in the sandbox (cached per source)."""
+    cache = course.root / "build" / "grading-cache" / f"{course.assignment}-{reference_key(course)}.json"
+    if cache.exists():
+        return json.loads(cache.read_text(encoding="utf-8"))
     references = {}
     for name in course.notebooks():
         uid = slots.free.get()
@@ -124,6 +139,8 @@ def instructor_references(course: Course, slots: Slots, work: Path) -> dict[str,
             raise RuntimeError(f"source/{course.assignment}/{name}.ipynb does not grade itself cleanly: "
                                f"{execution.problems} test cells without records: {silent}")
         references[name] = refs
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(references, ensure_ascii=False, indent=1), encoding="utf-8")
     return references
 
 

@@ -17,7 +17,7 @@ from nbformat import NotebookNode, v4
 
 from grading.prepare import nbgrader_meta
 from grading.sandbox import Limits, SandboxKernelManager, prepare_scratch
-from grading.tekshiruv import MARKER
+from grading.tekshiruv import MARKER, records_match
 
 MAX_OUTPUT_CHARS = 100_000   # per cell; the rest is dropped and reported
 OUTSIDE_CHECK_FAILED = "natija tashqi tekshiruvdan o'tmadi (javob noto'g'ri yoki test bajarilmadi)"
@@ -79,6 +79,14 @@ def reference_records(notebook: NotebookNode) -> dict[str, list[str]]:
             if c.cell_type == "code" and nbgrader_meta(c).get("grade")}
 
 
+def agree(expected: list[str], got: list[str]) -> bool:
+    """records_match, and a malformed student line (say, JSON nested a million deep) is a mismatch."""
+    try:
+        return records_match(expected, got)
+    except Exception:
+        return False
+
+
 def failure(text: str) -> NotebookNode:
     return v4.new_output("error", ename="TekshiruvXatosi", evalue=text, traceback=[f"TekshiruvXatosi: {text}"])
 
@@ -99,7 +107,7 @@ def verify(notebook: NotebookNode, reference: dict[str, list[str]]) -> list[str]
                 out.output_type = "display_data"
                 out.pop("execution_count", None)
         expected = reference.get(grade_id)
-        if not expected or records(cell) == expected:
+        if not expected or agree(expected, records(cell)):
             continue
         if not any(o.get("output_type") == "error" or o.get("name") == "stderr" for o in cell.outputs):
             suspicious.append(grade_id)

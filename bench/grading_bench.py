@@ -1,0 +1,84 @@
+"""Grade a class of generated `multihead` submissions two ways, side by side in one run:
+
+(a) plain `nbgrader autograde`, one student after another, as nbgrader ships it (no sandbox);
+(b) this course's `make grade` entry point (`python -m grading`: sandboxed, parallel, checked, feedback).
+
+Prints seconds per submission for each and their ratio (goal: b/a <= 0.5 on a 2-core machine).
+    .venv/bin/python bench/grading_bench.py [--students 30]
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grading.prepare import nbgrader_meta  # noqa: E402
+
+
+def make_course(folder: Path, students: int) -> Path:
+    folder.mkdir(parents=True)
+    for item in ("nbgrader_config.py", "source", "release"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, folder / item)
+    for i in range(students):
+        out = folder / "submitted" / f"talaba{i:02d}" / "multihead"
+        out.mkdir(parents=True)
+        for name in ("savollar", "xatolar"):
+            solved = nbformat.read(ROOT / "source" / "multihead" / f"{name}.ipynb", as_version=4)
+            blank = nbformat.read(ROOT / "release" / "multihead" / f"{name}.ipynb", as_version=4)
+            kind = i % 3  # right, blank, half right: a class of mixed work
+            if kind == 1:
+                solved = blank
+            elif kind == 2:
+                answers = [c for c in blank.cells if nbgrader_meta(c).get("solution")]
+                for cell in answers[::2]:
+                    cell.source = next(c.source for c in solved.cells
+                                       if nbgrader_meta(c).get("grade_id") == nbgrader_meta(cell)["grade_id"])
+                solved = blank
+            nbformat.write(solved, out / f"{name}.ipynb")
+    return folder
+
+
+def env() -> dict:
+    return dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def timed(cmd: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=30)
+    args = parser.parse_args()
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = make_course(Path(tmp) / "plain", args.students)
+        ours = make_course(Path(tmp) / "ours", args.students)
+        subprocess.run([*nbgrader, "generate_assignment", "multihead", "--force",
+                        f"--CourseDirectory.release_directory={plain / 'build-release'}"],
+                       cwd=plain, env=env(), check=True, capture_output=True)
+        t_plain = timed([*nbgrader, "autograde", "multihead", "--create", "--force"], plain)
+        t_ours = timed([sys.executable, "-m", "grading", "--root", str(ours)], ours)
+    n = args.students
+    print(f"submissions: {n}, cores: {len(os.sched_getaffinity(0))}")
+    print(f"plain nbgrader autograde (sequential): {t_plain:7.1f} s  {t_plain / n:5.2f} s/submission")
+    print(f"make grade (sandboxed, parallel):      {t_ours:7.1f} s  {t_ours / n:5.2f} s/submission")
+    print(f"ratio make grade / plain: {t_ours / t_plain:.2f}  (goal <= 0.5)")
+
+
+if __name__ == "__main__":
+    main()
