@@ -1,13 +1,15 @@
 """Execute lesson notebooks with papermill, several at once, and export each to HTML."""
 
+import json
 import os
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-import papermill
 from nbconvert import HTMLExporter
 
 from helpers.muhit import OQIMLAR_OZGARUVCHISI, oqimlar_soni
@@ -41,19 +43,20 @@ def threads_per_kernel(jobs: int) -> int:
     return max(1, oqimlar_soni() // jobs)
 
 
-def execute_one(notebook: Path, out_dir: Path, parameters: dict, timeout: int) -> Run:
+def execute_one(notebook: Path, out_dir: Path, parameters: dict, timeout: int, env: dict) -> Run:
+    """papermill in its own process: it changes the working directory, which threads would share."""
     executed = out_dir / notebook.name
     html = executed.with_suffix(".html")
+    cmd = [sys.executable, "-m", "papermill", str(notebook), str(executed), "--cwd", str(out_dir),
+           "--kernel", "python3", "--no-progress-bar", "--execution-timeout", str(timeout),
+           "--parameters_yaml", json.dumps(parameters)]
     start = time.perf_counter()
-    error = None
-    try:
-        papermill.execute_notebook(
-            str(notebook), str(executed), parameters=parameters, cwd=str(out_dir),
-            kernel_name="python3", progress_bar=False, execution_timeout=timeout,
-        )
-    except Exception as exc:  # a failed lesson is reported; the others still build
-        error = f"{type(exc).__name__}: {exc}".strip()[:2000]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
+    error = None
+    if done.returncode != 0:  # a failed lesson is reported; the others still build
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        error = " | ".join(lines[-3:])[:2000] or f"papermill exited with {done.returncode}"
     if executed.exists():
         body, _ = HTMLExporter().from_notebook_node(nbformat.read(executed, as_version=4))
         html.write_text(body, encoding="utf-8")
@@ -63,13 +66,17 @@ def execute_one(notebook: Path, out_dir: Path, parameters: dict, timeout: int) -
 def execute_all(notebooks: list[Path], out_dir: Path, parameters: dict | None = None,
                 jobs: int | None = None, timeout: int = 1200) -> list[Run]:
     """Execute notebooks concurrently into out_dir; figures go to out_dir/rasmlar."""
+    out_dir = out_dir.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     jobs = jobs or min(len(notebooks), oqimlar_soni())
-    os.environ[OQIMLAR_OZGARUVCHISI] = str(threads_per_kernel(jobs))
-    os.environ[RASMLAR_OZGARUVCHISI] = str((out_dir / "rasmlar").resolve())
-    os.environ["PAPERMILL_EXECUTION"] = "1"
-    # Longest lessons first, so a slow one does not start last and leave a core idle.
-    ordered = sorted(notebooks, key=lambda nb: -nb.stat().st_size)
+    env = dict(os.environ, PAPERMILL_EXECUTION="1")
+    env[OQIMLAR_OZGARUVCHISI] = str(threads_per_kernel(jobs))
+    env[RASMLAR_OZGARUVCHISI] = str(out_dir / "rasmlar")
+    # Longest lessons first (by the last build's times), so a slow one never starts last on an idle core.
+    timings_file = out_dir / "timings.json"
+    last = json.loads(timings_file.read_text()) if timings_file.exists() else {}
+    ordered = sorted((nb.resolve() for nb in notebooks), key=lambda nb: -last.get(nb.name, nb.stat().st_size))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        runs = list(pool.map(lambda nb: execute_one(nb, out_dir, parameters or {}, timeout), ordered))
+        runs = list(pool.map(lambda nb: execute_one(nb, out_dir, parameters or {}, timeout, env), ordered))
+    timings_file.write_text(json.dumps({run.source.name: round(run.seconds, 1) for run in runs}, indent=1))
     return sorted(runs, key=lambda run: run.source.name)
