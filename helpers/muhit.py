@@ -6,6 +6,11 @@ import sys
 OQIMLAR_OZGARUVCHISI = "KURS_OQIMLAR"
 
 
+def yadrolar_soni() -> int:
+    """Mashinadagi (shu jarayonga ruxsat berilgan) yadrolar soni."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def oqimlar_soni() -> int:
     """Torch uchun oqimlar soni: KURS_OQIMLAR berilgan bo'lsa u, aks holda mashinadagi yadrolar.
 
@@ -17,7 +22,7 @@ def oqimlar_soni() -> int:
         if not qiymat.isdigit() or int(qiymat) < 1:
             raise ValueError(f"{OQIMLAR_OZGARUVCHISI} musbat butun son bo'lishi kerak, berilgan: {qiymat!r}")
         return int(qiymat)
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return yadrolar_soni()
 
 
 def interaktiv() -> bool:

@@ -12,7 +12,7 @@ from multiprocessing import get_context
 import torch
 
 from helpers.boshlar import ikkalasi, malumot, orgat
-from helpers.muhit import interaktiv, oqimlar_soni
+from helpers.muhit import interaktiv, yadrolar_soni
 
 YECHDI_CHEGARASI = 0.95   # seed "yechdi": ikkala nishon ham pozitsiyalarning > 95% ida to'g'ri
 Z_95 = 1.959963984540054  # standart normal taqsimotning 97.5% kvantili (95% ikki tomonlama oraliq)
@@ -52,7 +52,8 @@ def _bir_seed_kortej(vazifa):
 def parallel_orgat(juftlar, qadamlar=400, batch=64, ochirish=True, ishchilar=None, izoh="o'rgatish"):
     """(h, seed) juftlarini mustaqil jarayonlarda parallel o'rgatadi; natijalar `juftlar` tartibida.
 
-    ishchilar: jarayonlar soni (sukut: `oqimlar_soni()`, ya'ni shu daftarga tegishli yadrolar);
+    ishchilar: jarayonlar soni (sukut: mashinadagi barcha yadrolar — har jarayon bitta oqimda ishlaydi, shuning
+    uchun boshqa daftar parallel ishlayotgan bo'lsa ham yadrolar bir-birini kutib qolmaydi);
     1 bo'lsa hammasi shu jarayonda ketma-ket bajariladi. Har jarayon bitta oqimda ishlaydi, shuning uchun
     natija qaysi jarayonda o'rgatilganiga bog'liq emas. Progress bar faqat talaba Jupyter da
     ishlatganda ko'rinadi.
@@ -61,7 +62,7 @@ def parallel_orgat(juftlar, qadamlar=400, batch=64, ochirish=True, ishchilar=Non
     from tqdm.auto import tqdm
 
     vazifalar = [(h, s, qadamlar, batch, ochirish) for h, s in juftlar]
-    ishchilar = max(1, min(ishchilar or oqimlar_soni(), len(vazifalar) or 1))
+    ishchilar = max(1, min(ishchilar or yadrolar_soni(), len(vazifalar) or 1))
     natijalar = [None] * len(vazifalar)
     with tqdm(total=len(vazifalar), desc=izoh, disable=not interaktiv()) as bar:
         if ishchilar == 1:
