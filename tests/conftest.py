@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from builder.execute import execute_all, lesson_notebooks
+from builder.outputs import output_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,3 +38,15 @@ def executed_lessons(tmp_path_factory) -> ExecutedLessons:
     if patterns:
         notebooks = [nb for nb in notebooks if any(fnmatch.fnmatch(nb.name, p) for p in patterns)]
     return ExecutedLessons(execute_all(notebooks, tmp_path_factory.mktemp("build")))
+
+
+@pytest.fixture(scope="module")
+def nb(request, executed_lessons) -> nbformat.NotebookNode:
+    """The executed lesson named by the test module's STEM."""
+    return executed_lessons[request.module.STEM]
+
+
+@pytest.fixture(scope="module")
+def text(nb) -> str:
+    """Everything the executed lesson printed, in order."""
+    return output_text(nb)

@@ -11,22 +11,12 @@ from math import comb
 
 import pytest
 
-from tests.notebooks import cell_output_text, errors, images, output_text
+from tests.notebooks import cell_output_text, errors, images
 
 STEM = "01_attention_asoslari"
 SOURCE = os.path.join(os.path.dirname(__file__), "..", "notebooks", f"{STEM}.ipynb")
 FIGURES = ["01_yol_uzunligi.png", "01_gradient_qadamlar.png", "01_attention_ogirligi.png", "01_vaqt_va_hajm.png"]
 NUMBER = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
-
-
-@pytest.fixture(scope="module")
-def nb(executed_lessons):
-    return executed_lessons[STEM]
-
-
-@pytest.fixture(scope="module")
-def text(nb):
-    return output_text(nb)
 
 
 def cell_text(nb, marker: str) -> str:

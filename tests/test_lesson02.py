@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from helpers import multihead
-from notebooks import errors, images, output_text
+from notebooks import errors, images
 
 STEM = "02_multihead_noldan"
 
@@ -43,16 +43,6 @@ FLOAT_LINES = {
     "head_by_hand": r"^  2-bosh og'irliklari farqi: (\S+)$",
     "h1_plain": r"^  maks farq: (\S+)$",
 }
-
-
-@pytest.fixture(scope="module")
-def nb(executed_lessons):
-    return executed_lessons[STEM]
-
-
-@pytest.fixture(scope="module")
-def text(nb):
-    return output_text(nb)
 
 
 def test_runs_without_errors(nb):

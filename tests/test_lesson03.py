@@ -12,7 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from helpers.multihead import MultiHeadAttention
-from notebooks import errors, images, output_text
+from notebooks import errors, images
 
 STEM = "03_nn_multiheadattention"
 
@@ -53,16 +53,6 @@ FLOAT_LINES = {
     "repeat_interleave": r"^  repeat_interleave\(h, 0\): key_padding_mask bilan farq (\S+)$",
     "safe_mask": r"^  shu maska bilan uch API: maks farq (\S+)$",
 }
-
-
-@pytest.fixture(scope="module")
-def nb(executed_lessons):
-    return executed_lessons[STEM]
-
-
-@pytest.fixture(scope="module")
-def text(nb):
-    return output_text(nb)
 
 
 def value(text, pattern):

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from tests.notebooks import errors, images, output_text
+from tests.notebooks import errors, images
 
-DARS = "04_boshlar_ixtisoslashuvi"
+STEM = DARS = "04_boshlar_ixtisoslashuvi"
 TASODIF = 1 / 8
 
 # The seed's printed section 1 (integer data from a fixed generator: identical on every machine).
@@ -18,31 +18,21 @@ BOLIM1 = """=== 1. Vazifa: ikki xil bog'lanish ===
 
 
 @pytest.fixture(scope="module")
-def nb(executed_lessons):
-    return executed_lessons[DARS]
-
-
-@pytest.fixture(scope="module")
-def matn(nb):
-    return output_text(nb)
-
-
-@pytest.fixture(scope="module")
-def bir_bosh(matn):
+def bir_bosh(text):
     """{seed: (oldingi, birinchi, i-1 ga, 0 ga)} from section 2."""
     qatorlar = re.findall(r"seed (\d): oldingi ([\d.]+)  birinchi ([\d.]+)   og'irlik: i-1 ga ([\d.]+), "
-                          r"0 ga ([\d.]+)", matn)
+                          r"0 ga ([\d.]+)", text)
     return {int(s): tuple(map(float, q)) for s, *q in qatorlar}
 
 
 @pytest.fixture(scope="module")
-def ikki_bosh(matn):
+def ikki_bosh(text):
     """{seed: {"toliq": (a, b), "boshlar": [(-> i-1, -> 0, oldingi, birinchi)] * 2, "xulosa": str}}."""
     bloklar = re.findall(
         r"  seed (\d): to'liq model - oldingi ([\d.]+), birinchi ([\d.]+)\n"
         r"    bosh  -> i-1   -> 0   oldingi  birinchi\n"
         r"((?:\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\n){2})"
-        r"    -> seed \d: (.*)\n", matn)
+        r"    -> seed \d: (.*)\n", text)
     natija = {}
     for s, a, b, qatorlar, xulosa in bloklar:
         boshlar = [tuple(map(float, q.split()[1:])) for q in qatorlar.strip("\n").split("\n")]
@@ -58,23 +48,23 @@ def test_runs_without_errors_and_shows_both_figures(nb, executed_lessons):
         assert (papka / nom).stat().st_size > 10_000, f"{nom} yo'q yoki bo'sh"
 
 
-def test_sections_in_the_seed_layout(matn):
-    assert BOLIM1 in matn
+def test_sections_in_the_seed_layout(text):
+    assert BOLIM1 in text
     sarlavhalar = ["=== 1. Vazifa: ikki xil bog'lanish ===", "=== 2. Bitta bosh (h = 1), 3 seed ===",
                    "=== 3. Ikki bosh (h = 2): har bosh qayerga qaraydi va o'chirilsa nima bo'ladi ==="]
-    joylar = [matn.index(s) for s in sarlavhalar]
+    joylar = [text.index(s) for s in sarlavhalar]
     assert joylar == sorted(joylar)
-    assert "  ⭐ Har bosh o'z bog'lanishini o'rganishi mumkin - lekin bu kafolatlanmagan" in matn
+    assert "  ⭐ Har bosh o'z bog'lanishini o'rganishi mumkin - lekin bu kafolatlanmagan" in text
 
 
-def test_parameter_counts_as_printed(matn):
+def test_parameter_counts_as_printed(text):
     for h in [1, 2]:
-        assert f"h = {h}: attention parametrlari 4224, jami 10128" in matn
+        assert f"h = {h}: attention parametrlari 4224, jami 10128" in text
 
 
-def test_head_switch_check_passes(matn):
-    assert "ikkala bosh o'chiq: chiqish = W_o.bias -> True" in matn
-    assert "0-bosh o'chiq: chiqish o'zgardi -> True, og'irliklar o'zgarmadi -> True" in matn
+def test_head_switch_check_passes(text):
+    assert "ikkala bosh o'chiq: chiqish = W_o.bias -> True" in text
+    assert "0-bosh o'chiq: chiqish o'zgardi -> True, og'irliklar o'zgarmadi -> True" in text
 
 
 def test_one_head_solved_stuck_pattern_as_in_seed(bir_bosh):
@@ -95,12 +85,12 @@ def test_one_head_seeds_0_and_1_reproduce_the_seed(bir_bosh):
     assert bir_bosh[1][:2] == pytest.approx((1.000, 1.000), abs=0.05)
 
 
-def test_two_head_roles(ikki_bosh, matn):
+def test_two_head_roles(ikki_bosh, text):
     assert sorted(ikki_bosh) == [0, 1, 2]
     assert ikki_bosh[0]["xulosa"] == "boshlar ixtisoslashgan (oldingi / birinchi)"
     assert ikki_bosh[1]["xulosa"] == "boshlar ixtisoslashgan (birinchi / oldingi)"
     assert ikki_bosh[2]["xulosa"].startswith("ixtisoslashuv yo'q")
-    assert "  ixtisoslashgan seedlar: 2 / 3" in matn
+    assert "  ixtisoslashgan seedlar: 2 / 3" in text
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -129,18 +119,18 @@ def test_unspecialised_seed(ikki_bosh):
     assert len(aralash) == 1 and aralash[0][2] < natija["toliq"][0] - 0.1
 
 
-def test_comparison_with_the_seed_is_computed(matn, ikki_bosh):
+def test_comparison_with_the_seed_is_computed(text, ikki_bosh):
     # seeds 0 and 1 reproduce the seed's printed numbers here; whatever differs is reported with
     # both values, and no seed may change its solved/stuck state
-    assert "HOLATI BOSHQACHA" not in matn
-    hisobotlar = re.findall(r"  seed (\d): (hamma raqamlar seed matni bilan bir xil|farq bor - .*)", matn)
+    assert "HOLATI BOSHQACHA" not in text
+    hisobotlar = re.findall(r"  seed (\d): (hamma raqamlar seed matni bilan bir xil|farq bor - .*)", text)
     assert len(hisobotlar) == 6
     for _, hisobot in hisobotlar:
         if hisobot.startswith("farq bor"):
             assert "seed matnida" in hisobot and hisobot.endswith("yechilgan/qotgan holati bir xil")
 
 
-def test_ikkalasi_preview(matn, ikki_bosh):
+def test_ikkalasi_preview(text, ikki_bosh):
     for s, natija in ikki_bosh.items():
-        qiymat = float(re.search(rf"seed {s}, h = 2: ikkala nishon to'g'ri ([\d.]+)", matn).group(1))
+        qiymat = float(re.search(rf"seed {s}, h = 2: ikkala nishon to'g'ri ([\d.]+)", text).group(1))
         assert qiymat <= min(natija["toliq"]) + 1e-3

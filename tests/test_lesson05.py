@@ -6,9 +6,9 @@ import re
 import pytest
 
 from helpers.tajriba import mcnemar_aniq, wilson, xulosa
-from tests.notebooks import errors, images, output_text
+from tests.notebooks import errors, images
 
-DARS = "05_bosh_soni_tajribasi"
+STEM = DARS = "05_bosh_soni_tajribasi"
 
 # The seed's printed tables (script 4).
 SEED_SEEDLAR = {1: [0.444, 1.0, 0.401, 1.0], 2: [1.0, 1.0, 0.404, 1.0], 4: [1.0] * 4, 8: [1.0] * 4}
@@ -22,28 +22,18 @@ DRIFT_SEED = 2
 
 
 @pytest.fixture(scope="module")
-def nb(executed_lessons):
-    return executed_lessons[DARS]
-
-
-@pytest.fixture(scope="module")
-def matn(nb):
-    return output_text(nb)
-
-
-@pytest.fixture(scope="module")
-def aniqlik(matn):
+def aniqlik(text):
     """{h: (mean, [per-seed], solved)} from section 2."""
-    qatorlar = re.findall(r"  h = (\d): o'rtacha ([\d.]+)  seedlar \[([^\]]*)\]  yechgan seedlar (\d)/4", matn)
+    qatorlar = re.findall(r"  h = (\d): o'rtacha ([\d.]+)  seedlar \[([^\]]*)\]  yechgan seedlar (\d)/4", text)
     return {int(h): (float(o), [float(x) for x in s.split(",")], int(y)) for h, o, s, y in qatorlar}
 
 
 @pytest.fixture(scope="module")
-def tadqiqot(matn):
+def tadqiqot(text):
     """The study's table rows (text/plain of show()), as the dicts helpers.tajriba.xulosa reads."""
     qatorlar = []
     for h, k, n, ulush, quyi, yuqori, b, c, p in re.findall(
-            r"^\s*(\d)\s+(\d+)/(\d+)\s+(\d+)%\s+(\d+)% - (\d+)%\s+(\S+)\s+(\S+)\s+(\S+)\s*$", matn, re.M):
+            r"^\s*(\d)\s+(\d+)/(\d+)\s+(\d+)%\s+(\d+)% - (\d+)%\s+(\S+)\s+(\S+)\s+(\S+)\s*$", text, re.M):
         qatorlar.append({"h": int(h), "yechgan": int(k), "seedlar": int(n), "ulush_foiz": int(ulush),
                          "oraliq_foiz": (int(quyi), int(yuqori)),
                          "faqat_h": None if b == "-" else int(b), "faqat_asos": None if c == "-" else int(c),
@@ -59,27 +49,27 @@ def test_runs_without_errors_and_shows_three_figures(nb, executed_lessons):
         assert (papka / nom).stat().st_size > 10_000, f"{nom} yo'q yoki bo'sh"
 
 
-def test_sections_in_the_seed_layout(matn):
+def test_sections_in_the_seed_layout(text):
     sarlavhalar = ["=== 1. Bir xil d_model = 32: parametrlar soni teng ===",
                    "=== 2. Aniqlik (ikkala nishon to'g'ri), 400 qadam, 4 seed ===",
                    "=== 3. Juftlashgan farq h = 1 ga nisbatan (bir xil seed) ===",
                    "=== 4. Bitta boshni o'chirganda aniqlik tushishi ===",
                    "=== 5. Xulosa ===",
                    "=== 6. Kengaytirilgan tadqiqot: har h uchun 32 juft seed ==="]
-    joylar = [matn.index(s) for s in sarlavhalar]
+    joylar = [text.index(s) for s in sarlavhalar]
     assert joylar == sorted(joylar)
-    assert "    h     farq      SE  sezilarli" in matn
-    assert "  boshlar ko'p bo'lsa, bitta bosh kamroq 'yagona mas'ul' bo'ladi" in matn
+    assert "    h     farq      SE  sezilarli" in text
+    assert "  boshlar ko'p bo'lsa, bitta bosh kamroq 'yagona mas'ul' bo'ladi" in text
 
 
-def test_parameter_counts_as_printed(matn):
+def test_parameter_counts_as_printed(text):
     for h, dk in [(1, 32), (2, 16), (4, 8), (8, 4)]:
-        assert f"  h = {h}: d_k = {dk:>2}, attention parametrlari 4224, jami 10128" in matn
+        assert f"  h = {h}: d_k = {dk:>2}, attention parametrlari 4224, jami 10128" in text
 
 
-def test_pairing_and_process_checks(matn):
-    assert "seed 0: h = 1 va h = 8 boshlang'ich og'irliklari bir xil: True" in matn
-    assert re.search(r"h = 2, seed 2: shu jarayonda ([\d.]+), .* \1; hamma natijalar bir xil: True", matn)
+def test_pairing_and_process_checks(text):
+    assert "seed 0: h = 1 va h = 8 boshlang'ich og'irliklari bir xil: True" in text
+    assert re.search(r"h = 2, seed 2: shu jarayonda ([\d.]+), .* \1; hamma natijalar bir xil: True", text)
 
 
 def test_solved_stuck_pattern_per_seed_and_h_as_in_seed(aniqlik):
@@ -104,43 +94,43 @@ def test_means_within_005_of_the_seed(aniqlik):
         assert aniqlik[h][0] == pytest.approx(o0, abs=0.05), f"h = {h}"
 
 
-def test_drift_of_seed_2_is_reported_with_both_values(matn, aniqlik):
-    assert "HOLATI BOSHQACHA" not in matn
+def test_drift_of_seed_2_is_reported_with_both_values(text, aniqlik):
+    assert "HOLATI BOSHQACHA" not in text
     for h in [1, 2]:
         a, a0 = aniqlik[h][1][DRIFT_SEED], SEED_SEEDLAR[h][DRIFT_SEED]
-        qator = re.search(rf"  h = {h}: o'rtacha [\d.]+ \(seed matnida [\d.]+\); (.*)", matn).group(1)
+        qator = re.search(rf"  h = {h}: o'rtacha [\d.]+ \(seed matnida [\d.]+\); (.*)", text).group(1)
         if round(a, 3) != a0:
             assert f"seed {DRIFT_SEED}: {a:.3f} (seed matnida {a0})" in qator
         assert qator.endswith("yechdi/qotdi holati bir xil")
 
 
-def test_paired_differences_not_significant_as_in_seed(matn):
-    qatorlar = re.findall(r"^\s+(\d)\s+([+-][\d.]+)\s+([\d.]+)\s+(True|False)$", matn, re.M)
+def test_paired_differences_not_significant_as_in_seed(text):
+    qatorlar = re.findall(r"^\s+(\d)\s+([+-][\d.]+)\s+([\d.]+)\s+(True|False)$", text, re.M)
     assert [int(h) for h, *_ in qatorlar] == [2, 4, 8]
     for h, farq, se, sezilarli in qatorlar:
         assert float(farq) == pytest.approx(SEED_FARQ[int(h)], abs=0.05)
         assert sezilarli == "False" and abs(float(farq)) <= 2 * float(se)
 
 
-def test_redundancy_drops_as_in_seed(matn):
+def test_redundancy_drops_as_in_seed(text):
     zaxira = {int(h): (float(o), float(m)) for h, o, m in
-              re.findall(r"  h = (\d): o'rtacha tushish ([\d.]+), eng katta tushish ([\d.]+)", matn)}
+              re.findall(r"  h = (\d): o'rtacha tushish ([\d.]+), eng katta tushish ([\d.]+)", text)}
     assert sorted(zaxira) == [2, 4, 8]
     for h, (o0, m0) in SEED_ZAXIRA.items():
         assert zaxira[h] == pytest.approx((o0, m0), abs=0.05), f"h = {h}"
     assert zaxira[2][0] > zaxira[4][0] > zaxira[8][0]
 
 
-def test_seed_conclusion_with_slips_fixed(matn):
-    assert "  eng yuqori o'rtacha (1.0000): h = [4, 8]" in matn
-    assert "  h = [1, 2]: natija ikki xil - seed yo 'yechadi' (1.0), yo 'qotib qoladi' (~0.4)" in matn
+def test_seed_conclusion_with_slips_fixed(text):
+    assert "  eng yuqori o'rtacha (1.0000): h = [4, 8]" in text
+    assert "  h = [1, 2]: natija ikki xil - seed yo 'yechadi' (1.0), yo 'qotib qoladi' (~0.4)" in text
     assert ("  2*SE mezoni bo'yicha h = 1 dan hech bir farq sezilarli emas: 4 seed kam, tarqoqlik katta"
-            in matn)
-    assert "-bob" not in matn
+            in text)
+    assert "-bob" not in text
 
 
-def test_study_reuses_section_2_and_trains_the_rest(matn):
-    assert re.search(r"yangi o'rgatilgan modellar: 112, 2-bo'limdan olingan: 16; vaqt \d+ s", matn)
+def test_study_reuses_section_2_and_trains_the_rest(text):
+    assert re.search(r"yangi o'rgatilgan modellar: 112, 2-bo'limdan olingan: 16; vaqt \d+ s", text)
 
 
 def test_study_table_is_self_consistent(tadqiqot, aniqlik):
@@ -160,28 +150,28 @@ def test_study_table_is_self_consistent(tadqiqot, aniqlik):
             assert q["p_matn"] == f"{mcnemar_aniq(q['faqat_h'], q['faqat_asos']):.2g}"
 
 
-def test_study_conclusion_is_computed_from_its_table(tadqiqot, matn):
+def test_study_conclusion_is_computed_from_its_table(tadqiqot, text):
     qatorlar = [dict(q, p=None if q["faqat_h"] is None else mcnemar_aniq(q["faqat_h"], q["faqat_asos"]))
                 for q in tadqiqot]
-    assert xulosa(qatorlar) in matn
+    assert xulosa(qatorlar) in text
     # and, independently of the helper, each claim agrees with the table's own p and counts
     chegara = 0.05 / 3
     for q in qatorlar[1:]:
         if q["p"] < chegara and q["faqat_h"] > q["faqat_asos"]:
-            assert f"h = {q['h']} ko'proq seedda yechadi" in matn
+            assert f"h = {q['h']} ko'proq seedda yechadi" in text
         elif q["p"] >= chegara:
-            assert f"h = {q['h']} va h = 1 orasidagi farq" in matn
+            assert f"h = {q['h']} va h = 1 orasidagi farq" in text
 
 
-def test_study_conclusion_itself(matn):
+def test_study_conclusion_itself(text):
     """What 32 paired seeds show here; a change in any seed's outcome that flips it fails this test."""
-    assert "Xulosa: h = [2, 4, 8] h = 1 dan ishonchli ravishda ko'proq seedda vazifani yechadi." in matn
+    assert "Xulosa: h = [2, 4, 8] h = 1 dan ishonchli ravishda ko'proq seedda vazifani yechadi." in text
 
 
-def test_unsolved_seeds_are_described(matn, tadqiqot):
+def test_unsolved_seeds_are_described(text, tadqiqot):
     for q in tadqiqot:
         qolgan = q["seedlar"] - q["yechgan"]
         if qolgan:
-            assert re.search(rf"  h = {q['h']}: yecha olmagan {qolgan} seed, aniqligi", matn)
+            assert re.search(rf"  h = {q['h']}: yecha olmagan {qolgan} seed, aniqligi", text)
         else:
-            assert f"  h = {q['h']}: 32 seedning hammasi yechdi" in matn
+            assert f"  h = {q['h']}: 32 seedning hammasi yechdi" in text
