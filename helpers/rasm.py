@@ -62,9 +62,10 @@ def _korsat(yol: Path, izoh: str | None) -> None:
         display(Markdown(f"*{izoh}*"))
 
 
-def fig(nom: str, caption: str | None = None) -> Path:
+def fig(nom: str, caption: str | None = None) -> None:
     """Joriy matplotlib rasmini `rasmlar/<nom>` ga PNG qilib saqlaydi, izohi bilan ko'rsatadi va yopadi.
 
+    Hech narsa qaytarmaydi: katak oxiridagi chaqiriq ortiqcha qator chop etmasin (fayl: rasmlar_papkasi() / nom).
     Dars: notebooks/01_attention_asoslari.ipynb (birinchi ishlatilishi).
     """
     fayl = _png_nomi(nom)
@@ -75,7 +76,6 @@ def fig(nom: str, caption: str | None = None) -> Path:
     rasm.savefig(yol, dpi=110, bbox_inches="tight", facecolor="white")
     plt.close(rasm)
     _korsat(yol, caption)
-    return yol
 
 
 def _blok_chiz(ax, nom: str, joy: tuple) -> FancyBboxPatch:
@@ -93,7 +93,7 @@ def _blok_chiz(ax, nom: str, joy: tuple) -> FancyBboxPatch:
     return blok
 
 
-def diagramma(qutilar: dict, boglanishlar: list, nom: str, izoh: str | None = None) -> Path:
+def diagramma(qutilar: dict, boglanishlar: list, nom: str, izoh: str | None = None) -> None:
     """Bloklar va strelkalardan iborat sxema chizadi, PNG qilib saqlaydi va izohi bilan ko'rsatadi.
 
     qutilar: {nom: (x, y, eni, bo'yi, turi)}, turi "manba", "xizmat" yoki "qayta"; nomdagi \\n qatorni bo'ladi.
@@ -122,7 +122,7 @@ def diagramma(qutilar: dict, boglanishlar: list, nom: str, izoh: str | None = No
     ax.set_ylim(past - 0.2, tepa + 0.2)
     ax.set_aspect("equal")
     ax.axis("off")
-    return fig(fayl, caption=izoh)
+    fig(fayl, caption=izoh)
 
 
 def _markaz(blok: FancyBboxPatch) -> tuple[float, float]:
