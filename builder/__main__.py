@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("build"))
     parser.add_argument("--jobs", type=int, default=None, help="concurrent kernels (default: one per core)")
     parser.add_argument("--fast", action="store_true", help="run each lesson's quick setting (TEZ = True)")
-    parser.add_argument("--timeout", type=int, default=1200, help="seconds allowed per cell")
+    parser.add_argument("--timeout", type=int, default=2400, help="seconds allowed per cell")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a papermill parameter for every lesson (VALUE read as a Python literal)")
     args = parser.parse_args(argv)

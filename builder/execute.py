@@ -64,7 +64,7 @@ def execute_one(notebook: Path, out_dir: Path, parameters: dict, timeout: int, e
 
 
 def execute_all(notebooks: list[Path], out_dir: Path, parameters: dict | None = None,
-                jobs: int | None = None, timeout: int = 1200) -> list[Run]:
+                jobs: int | None = None, timeout: int = 2400) -> list[Run]:
     """Execute notebooks concurrently into out_dir; figures go to out_dir/rasmlar."""
     out_dir = out_dir.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
