@@ -227,7 +227,7 @@ def test_instructor_formgrader_manual_grade(page, lab, course, grading):
         assert status == 200
         # A frame-ancestors 'none' policy (JupyterHub >= 4.1 sets it) would leave the Lab tab blank.
         assert "frame-ancestors 'self'" in headers.get("Content-Security-Policy", ""), headers
-        page.goto(lab.url("lab"))
+        page.goto(lab.url("lab?reset"))
         page.wait_for_selector(".jp-LabShell", timeout=60_000)
         page.get_by_role("menuitem", name="Nbgrader").click()
         page.get_by_role("menuitem", name="Formgrader", exact=True).click()
