@@ -7,6 +7,7 @@ Nothing here writes into the repository except screenshots under build/screensho
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -35,6 +36,7 @@ IGNORE = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "rasmlar", 
 # checking code): carried from one course copy to the next within a test session, so only the first
 # grading run of the session executes the instructor's notebooks.
 _GRADING_CACHE = Path(tempfile.mkdtemp(prefix="kurs-grading-cache-"))
+atexit.register(shutil.rmtree, _GRADING_CACHE, ignore_errors=True)
 
 
 def copy_course(dest: Path) -> Path:

@@ -41,9 +41,10 @@ pytestmark = pytest.mark.skipif(bool(unavailable()), reason=unavailable() or "")
 
 
 class Student:
-    def __init__(self, name: str, config_dir: Path):
+    def __init__(self, name: str, config_dir: Path, mount_point: Path):
         self.name = name
         self.config_dir = config_dir
+        self.mount_point = mount_point
         subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", "-K", "HOME_MODE=0700", name],
                        check=True, capture_output=True, text=True)
         self.home = Path(os.path.expanduser(f"~{name}"))
@@ -53,8 +54,8 @@ class Student:
         env = [f"HOME={self.home}", f"USER={self.name}", "LANG=C.UTF-8", "PYTHONWARNINGS=ignore",
                f"PATH={Path(sys.executable).parent}:/usr/bin:/bin", f"JUPYTER_CONFIG_DIR={self.config_dir}"]
         command = ["runuser", "-u", self.name, "--", "env", "-i", *env, *args]
-        return subprocess.run(interpreter_reachable(command), cwd=self.home, capture_output=True, text=True,
-                              timeout=timeout)
+        return subprocess.run(interpreter_reachable(command, self.mount_point), cwd=self.home,
+                              capture_output=True, text=True, timeout=timeout)
 
     def nbgrader(self, *args: str) -> str:
         done = self.run(sys.executable, "-m", "nbgrader", *args, "--course", COURSE_ID)
@@ -78,7 +79,7 @@ def closed_ancestor(path: Path) -> Path | None:
     return None
 
 
-def interpreter_reachable(command: list[str]) -> list[str]:
+def interpreter_reachable(command: list[str], stash: Path) -> list[str]:
     """Run `command` where other users can execute this Python.
 
     On a class server Python is installed for everyone. Here it may sit in root's private home (pyenv under
@@ -89,7 +90,6 @@ def interpreter_reachable(command: list[str]) -> list[str]:
     closed = closed_ancestor(prefix)
     if closed is None:
         return command
-    stash = Path(tempfile.mkdtemp(prefix="kurs-python-"))
     script = "\n".join([
         "set -e",
         "mount --make-rprivate /",
@@ -149,10 +149,12 @@ def classroom():
     instructor = work / "i"
     instructor.mkdir(mode=0o700)  # the instructor's home: private
     course = copy_course(instructor / COURSE_ID)
+    mount_point = work / "python"  # where the interpreter is mounted aside while root's home is covered
+    mount_point.mkdir()
     students = []
     try:
         for suffix in ("a", "b"):
-            students.append(Student(f"kurs{tag}{suffix}", config_dir))
+            students.append(Student(f"kurs{tag}{suffix}", config_dir, mount_point))
         yield {"exchange": exchange, "course": course, "config_dir": config_dir, "students": students}
     finally:
         for student in students:
