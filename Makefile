@@ -31,8 +31,8 @@ grade: $(STAMP)
 ## Run the whole test suite, notebook executions included (as root it also installs Debian's Chromium
 ## for the browser tests; elsewhere those tests skip with the reason).
 test: $(STAMP)
-	@command -v chromium >/dev/null || { if [ "$$(id -u)" = 0 ]; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	@{ command -v chromium >/dev/null && fc-list | grep -qi "noto color emoji"; } || { if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; \
 	  else echo "chromium topilmadi: brauzer testlari o'tkazib yuboriladi (sudo apt-get install chromium)"; fi; }
 	$(BIN)/python -m pytest
 

@@ -24,6 +24,7 @@ class Run:
     executed: Path
     html: Path
     seconds: float
+    threads: int
     error: str | None = None
 
     @property
@@ -60,7 +61,7 @@ def execute_one(notebook: Path, out_dir: Path, parameters: dict, timeout: int, e
     if executed.exists():
         body, _ = HTMLExporter().from_notebook_node(nbformat.read(executed, as_version=4))
         html.write_text(body, encoding="utf-8")
-    return Run(notebook, executed, html, seconds, error)
+    return Run(notebook, executed, html, seconds, int(env[OQIMLAR_OZGARUVCHISI]), error)
 
 
 def execute_all(notebooks: list[Path], out_dir: Path, parameters: dict | None = None,

@@ -25,7 +25,7 @@ from grading.prepare import executable_notebook, read_student_notebook
 from grading.record import record_and_publish
 from grading.sandbox import FIRST_UID, unavailable_reason
 
-ALLOWED_EXTRA = {"timestamp.txt"}
+ALLOWED_EXTRA = {"timestamp.txt", "submission_secret.txt"}  # nbgrader's own files
 
 
 @dataclass
@@ -90,8 +90,9 @@ def grade_student(course: Course, student: str, references: dict, slots: Slots, 
         run.problems.append(f"qo'shimcha fayllar e'tiborsiz qoldirildi (nusxalanmadi): {', '.join(extras[:10])}")
     out_dir = staging / "submitted" / student / course.assignment
     out_dir.mkdir(parents=True, exist_ok=True)
-    if (submitted / "timestamp.txt").is_file():
-        shutil.copyfile(submitted / "timestamp.txt", out_dir / "timestamp.txt")
+    for extra in sorted(ALLOWED_EXTRA):
+        if (submitted / extra).is_file():
+            shutil.copyfile(submitted / extra, out_dir / extra)
     for name in course.notebooks():
         student_nb, problems = read_student_notebook(submitted / f"{name}.ipynb")
         notebook, more = executable_notebook(course.release(name), course.source(name), student_nb)
@@ -158,11 +159,12 @@ def grade(root: Path, assignment: str, student: str | None = None, jobs: int | N
     out_dir = out_dir or root / "build"
     work_root = root / "build" / "grading-work"
     work_root.mkdir(parents=True, exist_ok=True)
-    work_root.chmod(0o711)
-    with tempfile.TemporaryDirectory(dir=work_root) as tmp:
-        work = Path(tmp)
+    # Kernels' scratch folders hold IPC sockets, whose paths must stay under ~107 bytes: keep them short,
+    # in /tmp (which each sandbox replaces by its own empty one, with only its scratch mounted back).
+    with tempfile.TemporaryDirectory(dir=work_root) as tmp, tempfile.TemporaryDirectory(prefix="kg-") as short:
+        work = Path(short)
         work.chmod(0o711)
-        staging = work / "staging"
+        staging = Path(tmp) / "staging"
         start = time.perf_counter()
         references = instructor_references(course, slots, work)
         with ThreadPoolExecutor(max_workers=jobs) as pool:

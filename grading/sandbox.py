@@ -71,6 +71,8 @@ def mount_script(scratch: Path, uid: int, limits: Limits) -> str:
     lines += [f"mkdir -p {q(str(scratch))}", f"mount --bind /mnt/{len(keep)} {q(str(scratch))}", "umount -l /mnt",
               f"cd {q(str(scratch))}",
               f"export HOME={q(str(scratch))} MPLCONFIGDIR={q(str(scratch / '.mpl'))} KURS_SANDBOX=1",
+              # the course's own packages first, whatever folder an editable install points at
+              f"export PYTHONPATH={q(str(COURSE))}",
               # kernels run side by side, one per core: one thread each, so they never oversubscribe
               "export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 KURS_OQIMLAR=1",
               f"exec setpriv --reuid={uid} --regid={uid} --clear-groups --no-new-privs --inh-caps=-all "

@@ -63,9 +63,9 @@ def test_runs_without_errors_and_quietly(nb):
     assert "it/s" not in stderr and "s/it" not in stderr, f"progress bars leaked into the log:\n{stderr}"
 
 
-def test_torch_uses_the_threads_it_was_given(text):
-    # execute_all set KURS_OQIMLAR for the kernels: the lesson must not hard-code a thread count.
-    assert f"torch oqimlari: {os.environ['KURS_OQIMLAR']}" in text
+def test_torch_uses_the_threads_it_was_given(text, executed_lessons):
+    # execute_all gave the kernel a thread count (KURS_OQIMLAR): the lesson must not hard-code one.
+    assert f"torch oqimlari: {executed_lessons.runs[STEM].threads}" in text
 
 
 def test_seed_lines_printed_word_for_word(text):
