@@ -22,7 +22,7 @@ import nbformat
 from grading import execute, tekshiruv
 from grading.execute import reference_records, run_in_sandbox, verify
 from grading.prepare import executable_notebook, read_student_notebook
-from grading.record import record_and_publish
+from grading.record import prepare_gradebook, record_and_publish
 from grading.sandbox import FIRST_UID, unavailable_reason
 
 ALLOWED_EXTRA = {"timestamp.txt", "submission_secret.txt"}  # nbgrader's own files
@@ -81,8 +81,8 @@ def extra_files(folder: Path, notebooks: list[str]) -> list[str]:
                   if p.is_file() and str(p.relative_to(folder)) not in expected)
 
 
-def grade_student(course: Course, student: str, references: dict, slots: Slots, work: Path,
-                  staging: Path) -> StudentRun:
+def execute_student(course: Course, student: str, slots: Slots, work: Path, staging: Path):
+    """Run one student's notebooks in sandboxes; returns the run and {notebook name: executed notebook}."""
     run = StudentRun(student, course.assignment)
     submitted = course.root / "submitted" / student / course.assignment
     extras = extra_files(submitted, course.notebooks())
@@ -93,11 +93,12 @@ def grade_student(course: Course, student: str, references: dict, slots: Slots, 
     for extra in sorted(ALLOWED_EXTRA):
         if (submitted / extra).is_file():
             shutil.copyfile(submitted / extra, out_dir / extra)
+    executed = {}
     for name in course.notebooks():
         student_nb, problems = read_student_notebook(submitted / f"{name}.ipynb")
         notebook, more = executable_notebook(course.release(name), course.source(name), student_nb)
         run.problems += problems + [f"{name}: {p}" for p in more]
-        if student_nb is not None:  # nothing to run otherwise: every test fails the outside check below
+        if student_nb is not None:  # nothing to run otherwise: every test then fails the outside check
             uid = slots.free.get()
             try:
                 execution = run_in_sandbox(notebook, Path(tempfile.mkdtemp(dir=work)), uid, course.cell_timeout,
@@ -107,6 +108,14 @@ def grade_student(course: Course, student: str, references: dict, slots: Slots, 
             notebook = execution.notebook
             run.seconds += execution.seconds
             run.problems += [f"{name}: {p}" for p in execution.problems]
+        executed[name] = notebook
+    return run, executed
+
+
+def check_student(run: StudentRun, executed: dict, references: dict, staging: Path) -> StudentRun:
+    """The outside check of every test cell, then the notebooks go where nbgrader will record them."""
+    out_dir = staging / "submitted" / run.student / run.assignment
+    for name, notebook in executed.items():
         run.outside_failed += verify(notebook, references[name])
         nbformat.write(notebook, out_dir / f"{name}.ipynb")
     return run
@@ -166,9 +175,13 @@ def grade(root: Path, assignment: str, student: str | None = None, jobs: int | N
         work.chmod(0o711)
         staging = Path(tmp) / "staging"
         start = time.perf_counter()
-        references = instructor_references(course, slots, work)
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            runs = list(pool.map(lambda s: grade_student(course, s, references, slots, work, staging), students))
-        record_and_publish(root, assignment, [r.student for r in runs], staging, out_dir)
+            # references, students and the staging gradebook all at once; checks wait for the references
+            refs = pool.submit(instructor_references, course, slots, work)
+            futures = [pool.submit(execute_student, course, s, slots, work, staging) for s in students]
+            config = prepare_gradebook(root, assignment, staging)
+            references = refs.result()
+            runs = [check_student(*future.result(), references, staging) for future in futures]
+        record_and_publish(root, assignment, [r.student for r in runs], staging, out_dir, config)
         print(f"graded {len(runs)} submission(s) of {assignment} in {time.perf_counter() - start:.1f} s")
     return runs

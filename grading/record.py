@@ -68,16 +68,24 @@ def replace_tree(new: Path, old: Path) -> None:
     shutil.move(str(new), str(old))
 
 
-def record_and_publish(root: Path, assignment: str, students: list[str], staging: Path, out_dir: Path) -> None:
+def prepare_gradebook(root: Path, assignment: str, staging: Path) -> Config:
+    """The staging copy of the gradebook, knowing the assignment; the real one is not touched."""
     tools_on_path()
-    gradebook = root / "gradebook.db"
-    if gradebook.exists():
-        shutil.copy2(gradebook, staging / "gradebook.db")
+    staging.mkdir(parents=True, exist_ok=True)
+    if (root / "gradebook.db").exists():
+        shutil.copy2(root / "gradebook.db", staging / "gradebook.db")
     config = course_config(root, staging)
     register_assignment(config, assignment, staging)
-    for student in students:
-        run_converter(Autograde, config, assignment, student, force=True, create_student=True)
-        run_converter(GenerateFeedback, config, assignment, student, force=True)
+    return config
+
+
+def record_and_publish(root: Path, assignment: str, students: list[str], staging: Path, out_dir: Path,
+                       config: Config | None = None) -> None:
+    config = config or prepare_gradebook(root, assignment, staging)
+    gradebook = root / "gradebook.db"
+    # staging/submitted holds exactly this run's students: one nbgrader pass over all of them
+    run_converter(Autograde, config, assignment, "*", force=True, create_student=True)
+    run_converter(GenerateFeedback, config, assignment, "*", force=True)
     from grading.export import export_grades  # after the gradebook holds this run's grades
 
     out_dir.mkdir(parents=True, exist_ok=True)
