@@ -72,7 +72,9 @@ def main() -> None:
     study = "True" if args.with_study else "False"
     notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     base_env = {k: v for k, v in os.environ.items() if k not in ("KURS_OQIMLAR", "KURS_RASMLAR")}
+    base_env["PAPERMILL_EXECUTION"] = "1"  # no progress bars in either run
     with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "plain").mkdir()
         plain = []
         for nb in notebooks:
             env = dict(base_env, KURS_RASMLAR=f"{tmp}/plain/rasmlar")
