@@ -21,7 +21,7 @@ import nbformat
 
 from grading import execute, tekshiruv
 from grading.execute import reference_records, run_in_sandbox, verify
-from grading.prepare import executable_notebook, read_student_notebook
+from grading.prepare import executable_notebook, nbgrader_meta, read_student_notebook
 from grading.record import prepare_gradebook, record_and_publish
 from grading.sandbox import FIRST_UID, unavailable_reason
 
@@ -81,6 +81,13 @@ def extra_files(folder: Path, notebooks: list[str]) -> list[str]:
                   if p.is_file() and str(p.relative_to(folder)) not in expected)
 
 
+def unanswered(notebook, release) -> bool:
+    """Every answer cell still holds the release's stub: running it cannot earn a point."""
+    stubs = {nbgrader_meta(c)["grade_id"]: c.source for c in release.cells if nbgrader_meta(c).get("solution")}
+    return all(c.source == stubs.get(nbgrader_meta(c)["grade_id"]) for c in notebook.cells
+               if nbgrader_meta(c).get("solution"))
+
+
 def execute_student(course: Course, student: str, slots: Slots, work: Path, staging: Path):
     """Run one student's notebooks in sandboxes; returns the run and {notebook name: executed notebook}."""
     run = StudentRun(student, course.assignment)
@@ -98,7 +105,9 @@ def execute_student(course: Course, student: str, slots: Slots, work: Path, stag
         student_nb, problems = read_student_notebook(submitted / f"{name}.ipynb")
         notebook, more = executable_notebook(course.release(name), course.source(name), student_nb)
         run.problems += problems + [f"{name}: {p}" for p in more]
-        if student_nb is not None:  # nothing to run otherwise: every test then fails the outside check
+        if student_nb is not None and unanswered(notebook, course.release(name)):
+            run.problems.append(f"{name}: hech bir javob katagi o'zgartirilmagan, bajarilmadi (0 ball)")
+        elif student_nb is not None:  # nothing to run otherwise: every test then fails the outside check
             uid = slots.free.get()
             try:
                 execution = run_in_sandbox(notebook, Path(tempfile.mkdtemp(dir=work)), uid, course.cell_timeout,

@@ -165,6 +165,7 @@ def test_report_names_the_problems(graded):
     assert "juda katta" in rows["katta_chiqish"]
     assert "2 marta" in rows["dublikat"] and "javob katagi topilmadi" not in rows["dublikat"]
     assert "buzish belgisi" in rows["transformer"]
+    assert "bajarilmadi" in rows["bosh"]
     assert (course / "build" / "grading" / "savollar.png").stat().st_size > 5_000
 
 
