@@ -6,6 +6,7 @@ Layout (nbgrader's): submitted/<student>/<assignment>/*.ipynb in; autograded/, f
 out, plus build/grades.csv and build/grading/ (report). Student code never runs outside a sandbox here.
 """
 
+import contextlib
 import hashlib
 import json
 import os
@@ -23,7 +24,7 @@ from grading import execute, tekshiruv
 from grading.execute import reference_records, run_in_sandbox, verify
 from grading.prepare import executable_notebook, nbgrader_meta, read_student_notebook
 from grading.record import prepare_gradebook, record_and_publish
-from grading.sandbox import FIRST_UID, unavailable_reason
+from grading.sandbox import FIRST_UID, ForkServer, unavailable_reason
 
 ALLOWED_EXTRA = {"timestamp.txt", "submission_secret.txt"}  # nbgrader's own files
 
@@ -42,7 +43,7 @@ class Course:
     root: Path
     assignment: str
     cell_timeout: int = 60
-    sandbox: bool = True
+    server: ForkServer | None = None   # None: the instructor chose to run without a sandbox
 
     def notebooks(self) -> list[str]:
         names = sorted(p.stem for p in (self.root / "release" / self.assignment).glob("*.ipynb"))
@@ -111,7 +112,7 @@ def execute_student(course: Course, student: str, slots: Slots, work: Path, stag
             uid = slots.free.get()
             try:
                 execution = run_in_sandbox(notebook, Path(tempfile.mkdtemp(dir=work)), uid, course.cell_timeout,
-                                           sandbox=course.sandbox)
+                                           course.server)
             finally:
                 slots.free.put(uid)
             notebook = execution.notebook
@@ -149,7 +150,7 @@ def instructor_references(course: Course, slots: Slots, work: Path) -> dict[str,
         uid = slots.free.get()
         try:
             execution = run_in_sandbox(course.source(name), Path(tempfile.mkdtemp(dir=work)), uid,
-                                       course.cell_timeout, sandbox=course.sandbox)
+                                       course.cell_timeout, course.server)
         finally:
             slots.free.put(uid)
         refs = reference_records(execution.notebook)
@@ -170,8 +171,6 @@ def grade(root: Path, assignment: str, student: str | None = None, jobs: int | N
         raise RuntimeError(f"Baholash to'xtatildi: talaba kodi uchun sandbox yaratib bo'lmaydi ({reason}). "
                            "Talaba kodini o'z huquqlaringiz bilan ishga tushirish xavfli; baribir shunday "
                            "qilmoqchi bo'lsangiz, --unsafe-no-sandbox bayrog'ini bering.")
-    course = Course(root, assignment, cell_timeout, sandbox)
-    students = course.students(student)
     jobs = jobs or len(os.sched_getaffinity(0))
     slots = Slots(jobs)
     out_dir = out_dir or root / "build"
@@ -179,7 +178,10 @@ def grade(root: Path, assignment: str, student: str | None = None, jobs: int | N
     work_root.mkdir(parents=True, exist_ok=True)
     # Kernels' scratch folders hold IPC sockets, whose paths must stay under ~107 bytes: keep them short,
     # in /tmp (which each sandbox replaces by its own empty one, with only its scratch mounted back).
-    with tempfile.TemporaryDirectory(dir=work_root) as tmp, tempfile.TemporaryDirectory(prefix="kg-") as short:
+    with (ForkServer() if sandbox else contextlib.nullcontext()) as server, \
+            tempfile.TemporaryDirectory(dir=work_root) as tmp, tempfile.TemporaryDirectory(prefix="kg-") as short:
+        course = Course(root, assignment, cell_timeout, server)
+        students = course.students(student)
         work = Path(short)
         work.chmod(0o711)
         staging = Path(tmp) / "staging"

@@ -16,7 +16,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode, v4
 
 from grading.prepare import nbgrader_meta
-from grading.sandbox import Limits, SandboxKernelManager, prepare_scratch
+from grading.sandbox import ForkServer, Limits, SandboxKernelManager, prepare_scratch
 from grading.tekshiruv import MARKER, records_match
 
 MAX_OUTPUT_CHARS = 100_000   # per cell; the rest is dropped and reported
@@ -44,11 +44,11 @@ class CappedClient(NotebookClient):
 
 
 def run_in_sandbox(notebook: NotebookNode, scratch: Path, uid: int, cell_timeout: int,
-                   limits: Limits | None = None, sandbox: bool = True) -> Execution:
-    """Execute in the sandbox; sandbox=False (the instructor's explicit choice) runs a plain kernel."""
-    if sandbox:
+                   server: ForkServer | None, limits: Limits | None = None) -> Execution:
+    """Execute in a sandbox forked by `server`; None (the instructor's explicit choice) runs a plain kernel."""
+    if server is not None:
         prepare_scratch(scratch, uid)
-        manager = SandboxKernelManager.sandboxed(scratch, uid, limits or Limits())
+        manager = SandboxKernelManager.sandboxed(server, scratch, uid, limits or Limits())
     else:
         manager = AsyncKernelManager
     client = CappedClient(notebook, kernel_name="python3", allow_errors=True, timeout=cell_timeout,

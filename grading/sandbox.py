@@ -1,47 +1,52 @@
 """Run a student's kernel in a sandbox: its own identity, a private view of the files, no network, limits.
 
-Built from util-linux as root: `unshare` (mount, network, PID and IPC namespaces), mounts that hide the
-course, homes and temporary folders (only the interpreter, the course's packages and the student's scratch
-folder stay visible, the first two read-only), `setpriv` (an unprivileged uid, no capabilities, no new
-privileges) and `prlimit` (memory, processes, file size, open files). The kernel talks to the grader over
-IPC sockets in the scratch folder, which keep working inside a private network namespace.
+The grader (root) starts one fork server (grading/forkserver.py) per run; each kernel is a fork of it that
+enters new mount, network, PID, IPC and UTS namespaces, keeps only the interpreter, the venv and the course's
+packages (read-only) and its scratch folder in view, takes resource limits and drops to an unprivileged uid
+without capabilities. The kernel talks to the grader over IPC sockets in the scratch folder, which keep
+working inside a private network namespace; the grader holds a pidfd to signal or kill it.
 """
 
+import json
 import os
-import shlex
-import shutil
+import select
+import signal
+import socket
 import subprocess
 import sys
-from dataclasses import dataclass
+import threading
+import uuid
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.provisioning import LocalProvisioner
 
 COURSE = Path(__file__).resolve().parent.parent
-TOOLS = ("unshare", "setpriv", "prlimit")
 FIRST_UID = 61000  # sandbox identities: FIRST_UID + worker slot, owned by no account
+# what a sandboxed kernel sees of the grader's environment; the rest (tokens, paths) stays outside
+PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 
 
 @dataclass(frozen=True)
 class Limits:
-    memory_bytes: int = 6 << 30      # address space; torch maps ~1 GiB on import
-    processes: int = 256             # per sandbox uid; threads count
-    file_bytes: int = 64 << 20
-    open_files: int = 512
+    RLIMIT_AS: int = 6 << 30         # address space; torch maps ~1 GiB on import
+    RLIMIT_NPROC: int = 256          # per sandbox uid; threads count
+    RLIMIT_FSIZE: int = 64 << 20     # bytes per file
+    RLIMIT_NOFILE: int = 512
+    RLIMIT_CORE: int = 0
 
 
 def unavailable_reason() -> str | None:
     """Why no sandbox can be set up here, or None when it can."""
     if sys.platform != "linux":
         return f"the sandbox needs Linux namespaces; this is {sys.platform}"
-    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
-    if missing:
-        return f"missing tools: {', '.join(missing)} (Debian package util-linux)"
     if os.geteuid() != 0:
         return "the sandbox is set up as root (namespaces, mounts and a separate uid); run grading as root"
-    probe = subprocess.run(["unshare", "--mount", "--net", "--pid", "--fork", "true"], capture_output=True, text=True)
+    probe = subprocess.run([sys.executable, "-m", "grading.forkserver", "--probe"], cwd=COURSE,
+                           capture_output=True, text=True)
     if probe.returncode != 0:
-        return f"the kernel refused new namespaces: {probe.stderr.strip()}"
+        return f"the kernel refused new namespaces (unshare): {probe.stderr.strip()[-300:]}"
     return None
 
 
@@ -56,36 +61,6 @@ def hidden_paths() -> list[Path]:
     return [COURSE, Path("/tmp"), Path("/var/tmp"), Path("/root"), Path("/home"), Path("/work")]
 
 
-def mount_script(scratch: Path, uid: int, limits: Limits) -> str:
-    """Shell run as root inside the new namespaces; ends by exec'ing the kernel as the sandbox uid."""
-    keep = visible_paths()
-    hide = [h for h in hidden_paths() if h.exists()]
-    q = shlex.quote
-    lines = ["set -e", "mount --make-rprivate /", "mount -t tmpfs -o size=1m tmpfs /mnt"]
-    for i, path in enumerate([*keep, scratch]):
-        lines += [f"mkdir /mnt/{i}", f"mount --bind {q(str(path))} /mnt/{i}"]
-    lines += [f"mount -t tmpfs -o size=64m,mode=755 tmpfs {q(str(h))}" for h in hide]
-    for i, path in enumerate(keep):
-        lines += [f"mkdir -p {q(str(path))}", f"mount --bind /mnt/{i} {q(str(path))}",
-                  f"mount -o remount,bind,ro {q(str(path))}"]
-    lines += [f"mkdir -p {q(str(scratch))}", f"mount --bind /mnt/{len(keep)} {q(str(scratch))}", "umount -l /mnt",
-              f"cd {q(str(scratch))}",
-              f"export HOME={q(str(scratch))} MPLCONFIGDIR={q(str(scratch / '.mpl'))} KURS_SANDBOX=1",
-              # the course's own packages first, whatever folder an editable install points at
-              f"export PYTHONPATH={q(str(COURSE))}",
-              # kernels run side by side, one per core: one thread each, so they never oversubscribe
-              "export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 KURS_OQIMLAR=1",
-              f"exec setpriv --reuid={uid} --regid={uid} --clear-groups --no-new-privs --inh-caps=-all "
-              f"--bounding-set=-all -- prlimit --as={limits.memory_bytes} --nproc={limits.processes} "
-              f"--fsize={limits.file_bytes} --nofile={limits.open_files} --core=0 -- \"$@\""]
-    return "\n".join(lines)
-
-
-def sandbox_prefix(scratch: Path, uid: int, limits: Limits) -> list[str]:
-    return ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc",
-            "--", "/bin/sh", "-c", mount_script(scratch, uid, limits), "sandbox"]
-
-
 def prepare_scratch(scratch: Path, uid: int) -> None:
     """The student's private folder: owned by the sandbox uid, closed to everyone else."""
     scratch.mkdir(parents=True, exist_ok=True)
@@ -94,16 +69,116 @@ def prepare_scratch(scratch: Path, uid: int) -> None:
     scratch.chmod(0o700)
 
 
-class SandboxKernelManager(AsyncKernelManager):
-    """A kernel manager whose kernel starts inside the sandbox; `sandboxed` makes one per student."""
+class ForkServer:
+    """The grader's end of grading/forkserver.py: spawns sandboxed kernels, one request at a time."""
 
+    def __init__(self):
+        self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+                   PYTHONPATH=str(COURSE))
+        self.process = subprocess.Popen([sys.executable, "-m", "grading.forkserver", str(theirs.fileno())],
+                                        pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, cwd="/", env=env)
+        theirs.close()
+        self.lock = threading.Lock()
+        self.ready = False
+
+    def spawn(self, request: dict) -> int:
+        """A new sandboxed kernel; returns its pidfd."""
+        with self.lock:
+            if not self.ready:
+                if self.channel.recv(64) != b"ready":
+                    raise RuntimeError("the sandbox's fork server did not start (see its error above)")
+                self.ready = True
+            self.channel.send(json.dumps(request).encode())
+            message, fds, _, _ = socket.recv_fds(self.channel, 1 << 16, 1)
+        if not fds:
+            raise RuntimeError(f"the sandbox could not start a kernel: {message.decode(errors='replace')}")
+        return fds[0]
+
+    def close(self) -> None:
+        self.channel.close()
+        self.process.wait()
+
+    def __enter__(self) -> "ForkServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def kernel_path(scratch: Path) -> list[str]:
+    """sys.path of `python -m ipykernel_launcher` run in scratch with PYTHONPATH=COURSE."""
+    return [str(scratch), str(COURSE)] + [p for p in sys.path if p.startswith((sys.base_prefix, sys.prefix))]
+
+
+def kernel_env(env: dict, scratch: Path) -> dict:
+    kept = {k: v for k, v in env.items() if k in PASSED_ENV or k.startswith("JPY_")}
+    return kept | {"HOME": str(scratch), "MPLCONFIGDIR": str(scratch / ".mpl"), "KURS_SANDBOX": "1",
+                   "PYTHONPATH": str(COURSE), "PYTHONNOUSERSITE": "1",
+                   # kernels run side by side, one per core: one thread each, so they never oversubscribe
+                   "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "KURS_OQIMLAR": "1"}
+
+
+class ForkedKernel:
+    """The part of Popen jupyter_client uses, for a kernel known by its pidfd (not our child)."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pidfd: int):
+        self.pidfd, self.returncode = pidfd, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and select.select([self.pidfd], [], [], 0)[0]:
+            self.returncode = -1   # ended; its exit code belongs to its parent in the sandbox
+            os.close(self.pidfd)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        if self.returncode is None:
+            select.select([self.pidfd], [], [], timeout)
+        return self.poll()
+
+    def send_signal(self, signum: int) -> None:
+        if self.poll() is None:
+            try:
+                signal.pidfd_send_signal(self.pidfd, signum)
+            except ProcessLookupError:
+                pass
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)   # PID 1 of the sandbox: its whole namespace goes with it
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+
+class SandboxProvisioner(LocalProvisioner):
+    """Launches the kernel through the fork server instead of Popen."""
+
+    async def launch_kernel(self, cmd: list[str], **kwargs) -> dict:
+        km = self.parent
+        request = {"scratch": str(km.scratch), "uid": km.uid, "limits": asdict(km.limits),
+                   "connection_file": km.connection_file, "keep": [str(p) for p in visible_paths()],
+                   "hide": [str(p) for p in hidden_paths() if p.exists()],
+                   "env": kernel_env(kwargs.get("env") or os.environ, km.scratch), "path": kernel_path(km.scratch)}
+        self.process = ForkedKernel(km.server.spawn(request))
+        self.pid, self.pgid, self.cwd = None, None, km.scratch
+        return self.connection_info
+
+
+class SandboxKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernel starts inside the sandbox; `sandboxed` makes one per notebook."""
+
+    server: ForkServer
     scratch: Path
     uid: int
     limits: Limits = Limits()
 
     @classmethod
-    def sandboxed(cls, scratch: Path, uid: int, limits: Limits = Limits()) -> type["SandboxKernelManager"]:
-        return type("StudentKernelManager", (cls,), {"scratch": scratch, "uid": uid, "limits": limits})
+    def sandboxed(cls, server: ForkServer, scratch: Path, uid: int,
+                  limits: Limits = Limits()) -> type["SandboxKernelManager"]:
+        attrs = {"server": server, "scratch": scratch, "uid": uid, "limits": limits}
+        return type("StudentKernelManager", (cls,), attrs)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -115,5 +190,8 @@ class SandboxKernelManager(AsyncKernelManager):
         super().write_connection_file(**kwargs)
         os.chown(self.connection_file, self.uid, self.uid)
 
-    def format_kernel_cmd(self, extra_arguments=None):
-        return sandbox_prefix(self.scratch, self.uid, self.limits) + super().format_kernel_cmd(extra_arguments)
+    async def _async_pre_start_kernel(self, **kw):
+        if self.provisioner is None:
+            self.kernel_id = self.kernel_id or str(uuid.uuid4())
+            self.provisioner = SandboxProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
+        return await super()._async_pre_start_kernel(**kw)
