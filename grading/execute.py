@@ -6,6 +6,7 @@ records the instructor's source notebook prints. Code in the student's kernel ca
 the checks, but it cannot make a wrong answer print the right record: the stricter check decides.
 """
 
+import atexit
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,7 @@ def run_in_sandbox(notebook: NotebookNode, scratch: Path, uid: int, cell_timeout
         problems.append(f"katak {cell_timeout} soniyadan ko'p ishladi: to'xtatildi, keyingilari bajarilmadi")
     except Exception as exc:  # the batch goes on; this notebook is reported
         problems.append(f"bajarishda xato: {type(exc).__name__}: {str(exc)[:200]}")
+    atexit.unregister(client._cleanup_kernel)  # nbclient leaves it registered when the kernel never started
     for index in sorted(client.__dict__.get("_truncated", ())):
         problems.append(f"{index}-katak chiqishi juda katta: {MAX_OUTPUT_CHARS} belgidan keyingisi tashlandi")
     return Execution(notebook, time.perf_counter() - start, problems)

@@ -1,0 +1,106 @@
+"""The sandbox itself, probed from inside a kernel: identity, capabilities, files, network, processes."""
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from nbformat import v4
+
+from grading.execute import run_in_sandbox
+from grading.sandbox import COURSE, FIRST_UID, ForkServer, Limits, unavailable_reason
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or unavailable_reason() is not None,
+                                reason="the grading sandbox is set up as root")
+UID = FIRST_UID + 40
+
+PROBE = r"""
+import json, os, socket, sys
+def fails(action):
+    try:
+        action()
+        return False
+    except Exception:
+        return True
+status = dict(l.split(":\t") for l in open("/proc/self/status").read().splitlines() if ":\t" in l)
+print(json.dumps({
+    "uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(), "pid": os.getpid(),
+    "caps": sorted({status[k].strip() for k in status if k.startswith("Cap")}),
+    "no_new_privs": status["NoNewPrivs"].strip(),
+    "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+    "seen": {p: os.path.exists(p) for p in PATHS},
+    "network": fails(lambda: socket.create_connection(("1.1.1.1", 53), timeout=2)),
+    "write_venv": fails(lambda: open(os.path.join(sys.prefix, "x"), "w")),
+    "write_course_code": fails(lambda: open(os.path.join(COURSE, "grading", "x.py"), "w")),
+    "secret": os.environ.get("KURS_MAXFIY"),
+}))
+"""
+
+
+def probe_notebook(paths: list[str]):
+    setup = f"PATHS = {paths!r}\nCOURSE = {str(COURSE)!r}"
+    return v4.new_notebook(cells=[v4.new_code_cell(setup), v4.new_code_cell(PROBE)])
+
+
+def sandbox_processes() -> list[int]:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            uid = int(next(line for line in status.read_text().splitlines() if line.startswith("Uid:")).split()[1])
+        except (OSError, StopIteration):
+            continue
+        if uid == UID:
+            found.append(int(status.parent.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ForkServer() as server:
+        yield server
+
+
+def test_kernel_is_locked_in(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("KURS_MAXFIY", "instructor token")
+    neighbour = Path(tempfile.mkdtemp(prefix="kg-"))
+    (neighbour / "boshqa_talaba.ipynb").write_text("{}")
+    hidden = [str(COURSE / "source"), str(COURSE / "nbgrader_config.py"), str(COURSE / "gradebook.db"),
+              str(neighbour / "boshqa_talaba.ipynb"), "/root/.bashrc", str(tmp_path)]
+    (COURSE / "gradebook.db").exists() or hidden.remove(str(COURSE / "gradebook.db"))
+    scratch = Path(tempfile.mkdtemp(prefix="kg-"))
+    run = run_in_sandbox(probe_notebook(hidden), scratch, UID, 60, server)
+    assert run.problems == []
+    seen = json.loads(run.notebook.cells[1].outputs[0]["text"])
+    assert (seen["uid"], seen["gid"], seen["groups"]) == (UID, UID, [])
+    assert seen["caps"] == ["0000000000000000"] and seen["no_new_privs"] == "1"
+    assert seen["pid"] == 1 and max(seen["pids"]) < 100   # its own PID namespace
+    assert not any(seen["seen"].values()), seen["seen"]
+    assert seen["network"] and seen["write_venv"] and seen["write_course_code"]
+    assert seen["secret"] is None
+
+
+def test_no_process_outlives_its_notebook(server):
+    escape = (
+        "import ctypes, os, subprocess\n"
+        "subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)  # no death signal\n"
+        "    if os.fork() == 0:\n"
+        "        import time; time.sleep(300)\n"
+        "    os._exit(0)\n"
+        "print('qochdim')\n"
+    )
+    notebook = v4.new_notebook(cells=[v4.new_code_cell(escape)])
+    run = run_in_sandbox(notebook, Path(tempfile.mkdtemp(prefix="kg-")), UID, 60, server)
+    assert "qochdim" in run.notebook.cells[0].outputs[0]["text"]
+    assert sandbox_processes() == []
+
+
+def test_a_kernel_that_cannot_start_is_reported(server):
+    """A kernel that dies while starting (here: no memory to start in) costs that notebook only, quickly."""
+    notebook = v4.new_notebook(cells=[v4.new_code_cell("javob = 1")])
+    run = run_in_sandbox(notebook, Path(tempfile.mkdtemp(prefix="kg-")), UID, 10, server, Limits(RLIMIT_AS=1 << 20))
+    assert run.problems and "bajarishda xato" in run.problems[0]
+    assert run.seconds < 30 and sandbox_processes() == []
