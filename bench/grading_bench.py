@@ -8,6 +8,7 @@ Prints seconds per submission for each and their ratio (goal: b/a <= 0.5 on a 2-
 """
 
 import argparse
+import csv
 import os
 import shutil
 import subprocess
@@ -24,6 +25,22 @@ sys.path.insert(0, str(ROOT))
 from grading.prepare import nbgrader_meta  # noqa: E402
 
 
+def student_work(name: str, kind: int):
+    """kind 0: every answer right; 1 and 2: every other answer right, the rest left as the release's stub.
+
+    Every notebook has answers, so none is skipped as unanswered: the class costs the grader its full price.
+    """
+    solved = nbformat.read(ROOT / "source" / "multihead" / f"{name}.ipynb", as_version=4)
+    if kind == 0:
+        return solved
+    work = nbformat.read(ROOT / "release" / "multihead" / f"{name}.ipynb", as_version=4)
+    answers = [c for c in work.cells if nbgrader_meta(c).get("solution")]
+    for cell in answers[kind - 1::2]:
+        cell.source = next(c.source for c in solved.cells
+                           if nbgrader_meta(c).get("grade_id") == nbgrader_meta(cell)["grade_id"])
+    return work
+
+
 def make_course(folder: Path, students: int) -> Path:
     folder.mkdir(parents=True)
     for item in ("nbgrader_config.py", "source", "release"):
@@ -33,18 +50,7 @@ def make_course(folder: Path, students: int) -> Path:
         out = folder / "submitted" / f"talaba{i:02d}" / "multihead"
         out.mkdir(parents=True)
         for name in ("savollar", "xatolar"):
-            solved = nbformat.read(ROOT / "source" / "multihead" / f"{name}.ipynb", as_version=4)
-            blank = nbformat.read(ROOT / "release" / "multihead" / f"{name}.ipynb", as_version=4)
-            kind = i % 3  # right, blank, half right: a class of mixed work
-            if kind == 1:
-                solved = blank
-            elif kind == 2:
-                answers = [c for c in blank.cells if nbgrader_meta(c).get("solution")]
-                for cell in answers[::2]:
-                    cell.source = next(c.source for c in solved.cells
-                                       if nbgrader_meta(c).get("grade_id") == nbgrader_meta(cell)["grade_id"])
-                solved = blank
-            nbformat.write(solved, out / f"{name}.ipynb")
+            nbformat.write(student_work(name, i % 3), out / f"{name}.ipynb")
     return folder
 
 
@@ -60,6 +66,18 @@ def timed(cmd: list[str], cwd: Path) -> float:
     return time.perf_counter() - start
 
 
+def plain_scores(course: Path) -> dict[str, float]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return {s.student.id: s.score for s in gradebook.assignment_submissions("multihead")}
+
+
+def ours_scores(course: Path) -> dict[str, float]:
+    with open(course / "build" / "grades.csv", encoding="utf-8") as f:
+        return {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(f)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30)
@@ -73,11 +91,13 @@ def main() -> None:
                        cwd=plain, env=env(), check=True, capture_output=True)
         t_plain = timed([*nbgrader, "autograde", "multihead", "--create", "--force"], plain)
         t_ours = timed([sys.executable, "-m", "grading", "--root", str(ours)], ours)
+        differ = sorted(s for s, score in plain_scores(plain).items() if ours_scores(ours).get(s) != score)
     n = args.students
     print(f"submissions: {n}, cores: {len(os.sched_getaffinity(0))}")
     print(f"plain nbgrader autograde (sequential): {t_plain:7.1f} s  {t_plain / n:5.2f} s/submission")
     print(f"make grade (sandboxed, parallel):      {t_ours:7.1f} s  {t_ours / n:5.2f} s/submission")
     print(f"ratio make grade / plain: {t_ours / t_plain:.2f}  (goal <= 0.5)")
+    print(f"scores that differ between the two: {len(differ)} {differ[:5]}")
 
 
 if __name__ == "__main__":

@@ -6,10 +6,9 @@ import re
 from pathlib import Path
 
 import nbformat
-import pytest
 
 from helpers import multihead
-from notebooks import errors, images
+from notebooks import images, seed_checks
 
 STEM = "02_multihead_noldan"
 
@@ -45,20 +44,8 @@ FLOAT_LINES = {
 }
 
 
-def test_runs_without_errors(nb):
-    assert errors(nb) == []
-
-
-@pytest.mark.parametrize("line", EXACT_LINES)
-def test_seed_line_present(text, line):
-    assert line in text.splitlines(), f"seed line missing from the executed lesson:\n{line!r}"
-
-
-@pytest.mark.parametrize("name", FLOAT_LINES)
-def test_parity_differences_are_float_noise(text, name):
-    found = re.findall(FLOAT_LINES[name], text, flags=re.M)
-    assert len(found) == 1, f"{name}: expected one line matching {FLOAT_LINES[name]!r}, found {found}"
-    assert float(found[0]) < 1e-5, f"{name}: difference {found[0]} is not float noise"
+test_runs_without_errors, test_seed_line_present, test_parity_differences_are_float_noise = seed_checks(
+    EXACT_LINES, FLOAT_LINES)
 
 
 def test_heads_differ_as_in_the_seed(text):

@@ -12,7 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from helpers.multihead import MultiHeadAttention
-from notebooks import errors, images
+from notebooks import images, seed_checks, value
 
 STEM = "03_nn_multiheadattention"
 
@@ -55,25 +55,8 @@ FLOAT_LINES = {
 }
 
 
-def value(text, pattern):
-    found = re.findall(pattern, text, flags=re.M)
-    assert len(found) == 1, f"expected one line matching {pattern!r}, found {found}"
-    return found[0]
-
-
-def test_runs_without_errors(nb):
-    assert errors(nb) == []
-
-
-@pytest.mark.parametrize("line", EXACT_LINES)
-def test_seed_line_present(text, line):
-    assert line in text.splitlines(), f"seed line missing from the executed lesson:\n{line!r}"
-
-
-@pytest.mark.parametrize("name", FLOAT_LINES)
-def test_parity_differences_are_float_noise(text, name):
-    got = value(text, FLOAT_LINES[name])
-    assert float(got) < 1e-5, f"{name}: difference {got} is not float noise"
+test_runs_without_errors, test_seed_line_present, test_parity_differences_are_float_noise = seed_checks(
+    EXACT_LINES, FLOAT_LINES)
 
 
 def test_sections_in_seed_order(text):
