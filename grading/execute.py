@@ -17,7 +17,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode, v4
 
 from grading.prepare import nbgrader_meta
-from grading.sandbox import ForkServer, Limits, SandboxKernelManager, prepare_scratch
+from grading.sandbox import ForkServer, Limits, SandboxKernelManager, scratch_folder
 from grading.tekshiruv import MARKER, records_match
 
 MAX_OUTPUT_CHARS = 100_000   # per cell; the rest is dropped and reported
@@ -47,11 +47,15 @@ class CappedClient(NotebookClient):
 def run_in_sandbox(notebook: NotebookNode, scratch: Path, uid: int, cell_timeout: int,
                    server: ForkServer | None, limits: Limits | None = None) -> Execution:
     """Execute in a sandbox forked by `server`; None (the instructor's explicit choice) runs a plain kernel."""
-    if server is not None:
-        prepare_scratch(scratch, uid)
-        manager = SandboxKernelManager.sandboxed(server, scratch, uid, limits or Limits())
-    else:
-        manager = AsyncKernelManager
+    if server is None:
+        return execute_notebook(notebook, scratch, AsyncKernelManager, cell_timeout)
+    manager = SandboxKernelManager.sandboxed(server, scratch, uid, limits or Limits())
+    with scratch_folder(scratch, uid):
+        return execute_notebook(notebook, scratch, manager, cell_timeout)
+
+
+def execute_notebook(notebook: NotebookNode, scratch: Path, manager: type[AsyncKernelManager],
+                     cell_timeout: int) -> Execution:
     client = CappedClient(notebook, kernel_name="python3", allow_errors=True, timeout=cell_timeout,
                           kernel_manager_class=manager, record_timing=False)
     start, problems = time.perf_counter(), []

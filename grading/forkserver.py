@@ -46,6 +46,10 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int, data:
           f"mount {source} on {target}")
 
 
+def unmount(target: str) -> None:
+    check(libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")
+
+
 def prctl(option: int, value: int) -> None:
     check(libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0), f"prctl {option}")
 
@@ -66,7 +70,7 @@ def private_view(keep: list[str], hide: list[str], scratch: str) -> None:
         mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
     os.makedirs(scratch, exist_ok=True)
     mount(f"{STAGE}/{len(keep)}", scratch, None, MS_BIND | MS_NOSUID | MS_NODEV)
-    check(libc.umount2(STAGE.encode(), MNT_DETACH), f"umount {STAGE}")
+    unmount(STAGE)
 
 
 def drop_privileges(uid: int, limits: dict[str, int]) -> None:

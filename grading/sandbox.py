@@ -7,6 +7,7 @@ without capabilities. The kernel talks to the grader over IPC sockets in the scr
 working inside a private network namespace; the grader holds a pidfd to signal or kill it.
 """
 
+import contextlib
 import json
 import os
 import select
@@ -22,10 +23,13 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
+from grading.forkserver import MS_NODEV, MS_NOSUID, mount, unmount
+
 COURSE = Path(__file__).resolve().parent.parent
 FIRST_UID = 61000  # sandbox identities: FIRST_UID + worker slot, owned by no account
 # what a sandboxed kernel sees of the grader's environment; the rest (tokens, paths) stays outside
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
+SCRATCH_BYTES = 512 << 20  # a notebook's scratch folder, RAM-backed
 
 
 @dataclass(frozen=True)
@@ -61,12 +65,16 @@ def hidden_paths() -> list[Path]:
     return [COURSE, Path("/tmp"), Path("/var/tmp"), Path("/root"), Path("/home"), Path("/work")]
 
 
-def prepare_scratch(scratch: Path, uid: int) -> None:
-    """The student's private folder: owned by the sandbox uid, closed to everyone else."""
+@contextlib.contextmanager
+def scratch_folder(scratch: Path, uid: int):
+    """The notebook's private folder: its own tmpfs (a full one stops only its owner), owned by the sandbox
+    uid, closed to everyone else, unmounted afterwards."""
     scratch.mkdir(parents=True, exist_ok=True)
-    for path in [scratch, *scratch.rglob("*")]:
-        os.chown(path, uid, uid)
-    scratch.chmod(0o700)
+    mount("tmpfs", str(scratch), "tmpfs", MS_NOSUID | MS_NODEV, f"size={SCRATCH_BYTES},uid={uid},gid={uid},mode=700")
+    try:
+        yield scratch
+    finally:
+        unmount(str(scratch))
 
 
 class ForkServer:

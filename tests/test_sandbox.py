@@ -9,7 +9,7 @@ import pytest
 from nbformat import v4
 
 from grading.execute import run_in_sandbox
-from grading.sandbox import COURSE, FIRST_UID, ForkServer, Limits, unavailable_reason
+from grading.sandbox import COURSE, FIRST_UID, SCRATCH_BYTES, ForkServer, Limits, unavailable_reason
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or unavailable_reason() is not None,
                                 reason="the grading sandbox is set up as root")
@@ -104,3 +104,23 @@ def test_a_kernel_that_cannot_start_is_reported(server):
     run = run_in_sandbox(notebook, Path(tempfile.mkdtemp(prefix="kg-")), UID, 10, server, Limits(RLIMIT_AS=1 << 20))
     assert run.problems and "bajarishda xato" in run.problems[0]
     assert run.seconds < 30 and sandbox_processes() == []
+
+
+def test_a_full_disk_is_the_students_own(server):
+    """Writing without end fills the notebook's own scratch tmpfs, not the machine's disk."""
+    fill = (
+        "import os\nwritten = 0\n"
+        "try:\n"
+        "    for i in range(1000):\n"
+        "        with open(f'katta{i}.bin', 'wb') as f:\n"
+        "            for _ in range(60):\n"
+        "                f.write(b'0' * (1 << 20))\n"
+        "                written += 1 << 20\n"
+        "except OSError as exc:\n"
+        "    print(written, exc.errno)\n"
+    )
+    scratch = Path(tempfile.mkdtemp(prefix="kg-"))
+    run = run_in_sandbox(v4.new_notebook(cells=[v4.new_code_cell(fill)]), scratch, UID, 60, server)
+    written, errno = map(int, run.notebook.cells[0].outputs[0]["text"].split())
+    assert errno == 28 and written <= SCRATCH_BYTES   # ENOSPC
+    assert list(scratch.iterdir()) == []              # the tmpfs is gone with the notebook
