@@ -7,8 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from nbgrader.converters.base import NbGraderException
+
 from grading.autograde import grade
 from grading.report import write_report
+from grading.sandbox import SandboxError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,8 +30,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         runs = grade(root, args.assignment, args.student or None, args.jobs, sandbox=not args.unsafe_no_sandbox,
                      cell_timeout=args.cell_timeout)
+    except SandboxError as exc:
+        print(f"xato: sandbox ishlamadi, baholash to'xtatildi; gradebook va natijalar o'zgarmadi ({exc})",
+              file=sys.stderr)
+        return 2
     except (RuntimeError, FileNotFoundError) as exc:
         print(f"xato: {exc}", file=sys.stderr)
+        return 2
+    except NbGraderException:
+        print("xato: nbgrader to'xtadi (sababi yuqoridagi jurnalda); gradebook va natijalar o'zgarmadi",
+              file=sys.stderr)
         return 2
     report = write_report(root, args.assignment, runs, root / "build" / "grading")
     print(f"hisobot: {report}")

@@ -23,7 +23,7 @@ import nbformat
 from grading import execute, tekshiruv
 from grading.execute import reference_records, run_in_sandbox, verify
 from grading.prepare import executable_notebook, nbgrader_meta, read_student_notebook
-from grading.record import prepare_gradebook, record_and_publish
+from grading.record import check_gradebook, prepare_gradebook, record_and_publish
 from grading.sandbox import FIRST_UID, ForkServer, unavailable_reason
 
 ALLOWED_EXTRA = {"timestamp.txt", "submission_secret.txt"}  # nbgrader's own files
@@ -171,6 +171,7 @@ def grade(root: Path, assignment: str, student: str | None = None, jobs: int | N
         raise RuntimeError(f"Baholash to'xtatildi: talaba kodi uchun sandbox yaratib bo'lmaydi ({reason}). "
                            "Talaba kodini o'z huquqlaringiz bilan ishga tushirish xavfli; baribir shunday "
                            "qilmoqchi bo'lsangiz, --unsafe-no-sandbox bayrog'ini bering.")
+    check_gradebook(root / "gradebook.db")
     jobs = jobs or len(os.sched_getaffinity(0))
     slots = Slots(jobs)
     out_dir = out_dir or root / "build"

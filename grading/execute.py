@@ -17,11 +17,15 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode, v4
 
 from grading.prepare import nbgrader_meta
-from grading.sandbox import ForkServer, Limits, SandboxKernelManager, scratch_folder
+from grading.sandbox import ForkServer, Limits, SandboxError, SandboxKernelManager, scratch_folder
 from grading.tekshiruv import MARKER, records_match
 
 MAX_OUTPUT_CHARS = 100_000   # per cell; the rest is dropped and reported
 OUTSIDE_CHECK_FAILED = "natija tashqi tekshiruvdan o'tmadi (javob noto'g'ri yoki test bajarilmadi)"
+
+
+class KernelNeverStarted(Exception):
+    """The kernel died or hung before the first cell."""
 
 
 @dataclass
@@ -46,31 +50,50 @@ class CappedClient(NotebookClient):
 
 def run_in_sandbox(notebook: NotebookNode, scratch: Path, uid: int, cell_timeout: int,
                    server: ForkServer | None, limits: Limits | None = None) -> Execution:
-    """Execute in a sandbox forked by `server`; None (the instructor's explicit choice) runs a plain kernel."""
+    """Execute in a sandbox forked by `server`; None (the instructor's explicit choice) runs a plain kernel.
+
+    A kernel that dies before running any cell is the grader's failure, not the student's: it is retried
+    once, then SandboxError stops the whole run (so no student gets a zero for it).
+    """
     if server is None:
         return execute_notebook(notebook, scratch, AsyncKernelManager, cell_timeout)
     manager = SandboxKernelManager.sandboxed(server, scratch, uid, limits or Limits())
-    with scratch_folder(scratch, uid):
-        return execute_notebook(notebook, scratch, manager, cell_timeout)
+    for _ in range(2):
+        try:
+            with scratch_folder(scratch, uid):
+                return execute_notebook(notebook, scratch, manager, cell_timeout)
+        except KernelNeverStarted as exc:
+            failure = exc
+    raise SandboxError(f"a sandboxed kernel did not start, twice: {failure}")
 
 
 def execute_notebook(notebook: NotebookNode, scratch: Path, manager: type[AsyncKernelManager],
                      cell_timeout: int) -> Execution:
     client = CappedClient(notebook, kernel_name="python3", allow_errors=True, timeout=cell_timeout,
                           kernel_manager_class=manager, record_timing=False)
+    started = []
+    client.on_notebook_start = lambda notebook: started.append(True)
     start, problems = time.perf_counter(), []
     try:
         client.execute(cwd=str(scratch))
-    except DeadKernelError:
-        problems.append("yadro (kernel) to'xtab qoldi: keyingi kataklar bajarilmadi")
-    except CellTimeoutError:
-        problems.append(f"katak {cell_timeout} soniyadan ko'p ishladi: to'xtatildi, keyingilari bajarilmadi")
-    except Exception as exc:  # the batch goes on; this notebook is reported
-        problems.append(f"bajarishda xato: {type(exc).__name__}: {str(exc)[:200]}")
+    except Exception as exc:
+        if not started:
+            atexit.unregister(client._cleanup_kernel)
+            raise KernelNeverStarted(f"{type(exc).__name__}: {str(exc)[:300]}") from exc
+        problems.append(failure_problem(exc, cell_timeout))
     atexit.unregister(client._cleanup_kernel)  # nbclient leaves it registered when the kernel never started
     for index in sorted(client.__dict__.get("_truncated", ())):
         problems.append(f"{index}-katak chiqishi juda katta: {MAX_OUTPUT_CHARS} belgidan keyingisi tashlandi")
     return Execution(notebook, time.perf_counter() - start, problems)
+
+
+def failure_problem(exc: Exception, cell_timeout: int) -> str:
+    """What the report says when the student's notebook stopped early."""
+    if isinstance(exc, DeadKernelError):
+        return "yadro (kernel) to'xtab qoldi: keyingi kataklar bajarilmadi"
+    if isinstance(exc, CellTimeoutError):
+        return f"katak {cell_timeout} soniyadan ko'p ishladi: to'xtatildi, keyingilari bajarilmadi"
+    return f"bajarishda xato: {type(exc).__name__}: {str(exc)[:200]}"   # the batch goes on
 
 
 def records(cell) -> list[str]:

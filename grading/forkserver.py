@@ -92,8 +92,8 @@ def drop_privileges(uid: int, limits: dict[str, int]) -> None:
         raise RuntimeError(f"privileges left after the drop: {leftover}")
 
 
-def run_kernel(request: dict) -> None:
-    """In B: lock the process in, then become the kernel. Never returns."""
+def lock_in(request: dict) -> None:
+    """In B: the file view, the log, the limits and the unprivileged identity."""
     scratch = request["scratch"]
     private_view(request["keep"], request["hide"], scratch)
     log = os.open(os.path.join(scratch, ".kernel.log"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -106,6 +106,17 @@ def run_kernel(request: dict) -> None:
     os.environ.clear()
     os.environ.update(request["env"])
     sys.path[:] = request["path"]
+
+
+def run_kernel(request: dict, ready: int) -> None:
+    """In B: lock the process in, tell A how that went (`ready` pipe), then become the kernel."""
+    try:
+        lock_in(request)
+    except BaseException as exc:
+        os.write(ready, f"{type(exc).__name__}: {exc}".encode()[:4000])
+        os._exit(70)
+    os.write(ready, b"ok")
+    os.close(ready)
     sys.argv = ["ipykernel_launcher", "-f", request["connection_file"]]
     from ipykernel import kernelapp
 
@@ -113,7 +124,7 @@ def run_kernel(request: dict) -> None:
 
 
 def first_child(request: dict, channel: socket.socket) -> None:
-    """A: new namespaces, fork B, pass B's pidfd up, wait for B. Never returns."""
+    """A: new namespaces, fork B, pass B's pidfd up once B is locked in, wait for B. Never returns."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -121,12 +132,14 @@ def first_child(request: dict, channel: socket.socket) -> None:
     os.closerange(3, channel.fileno())
     os.closerange(channel.fileno() + 1, 1 << 16)
     check(libc.unshare(NAMESPACES), "unshare")
+    ready_r, ready_w = os.pipe()
     kernel = os.fork()
     if kernel == 0:
         os.close(channel.detach())
+        os.close(ready_r)
         code = 70
         try:
-            run_kernel(request)
+            run_kernel(request, ready_w)
             code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 0
@@ -134,7 +147,12 @@ def first_child(request: dict, channel: socket.socket) -> None:
             print(f"sandbox: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         finally:
             os._exit(code)
+    os.close(ready_w)
     pidfd = os.pidfd_open(kernel)
+    outcome = os.read(ready_r, 4096)
+    if outcome != b"ok":
+        os.waitpid(kernel, 0)
+        raise RuntimeError(f"locking the kernel in failed: {outcome.decode(errors='replace') or 'it died'}")
     socket.send_fds(channel, [b"ok"], [pidfd])
     _, status = os.waitpid(kernel, 0)
     os._exit(os.waitstatus_to_exitcode(status) & 0x7F)

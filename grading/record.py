@@ -6,8 +6,10 @@ Everything is written under staging/ first; the real gradebook.db is replaced by
 so a crash midway leaves the previous gradebook intact, and only the graded students' folders change.
 """
 
+import contextlib
 import os
 import shutil
+import sqlite3
 import sys
 import tempfile
 from pathlib import Path
@@ -66,6 +68,19 @@ def replace_tree(new: Path, old: Path) -> None:
         shutil.rmtree(old)
     old.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(new), str(old))
+
+
+def check_gradebook(path: Path) -> None:
+    """A gradebook that is there must be an SQLite database; it is only read here."""
+    if not path.exists():
+        return
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            db.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise RuntimeError(f"{path} o'qib bo'lmadi ({exc}): u SQLite bazasi emas yoki buzilgan. Fayl "
+                           "o'zgartirilmadi; uni zaxira nusxadan tiklang yoki boshqa nomga ko'chiring "
+                           "(yangi gradebook yaratiladi).") from exc
 
 
 def prepare_gradebook(root: Path, assignment: str, staging: Path) -> Config:

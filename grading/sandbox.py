@@ -32,6 +32,10 @@ PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 SCRATCH_BYTES = 512 << 20  # a notebook's scratch folder, RAM-backed
 
 
+class SandboxError(RuntimeError):
+    """The sandbox itself failed, not the student's code: grading stops and publishes nothing."""
+
+
 @dataclass(frozen=True)
 class Limits:
     RLIMIT_AS: int = 6 << 30         # address space; torch maps ~1 GiB on import
@@ -95,17 +99,23 @@ class ForkServer:
         with self.lock:
             if not self.ready:
                 if self.channel.recv(64) != b"ready":
-                    raise RuntimeError("the sandbox's fork server did not start (see its error above)")
+                    raise SandboxError("the sandbox's fork server did not start (see its error above)")
                 self.ready = True
-            self.channel.send(json.dumps(request).encode())
-            message, fds, _, _ = socket.recv_fds(self.channel, 1 << 16, 1)
+            try:
+                self.channel.send(json.dumps(request).encode())
+                message, fds, _, _ = socket.recv_fds(self.channel, 1 << 16, 1)
+            except OSError as exc:
+                raise SandboxError(f"the sandbox's fork server is gone: {exc}") from exc
         if not fds:
-            raise RuntimeError(f"the sandbox could not start a kernel: {message.decode(errors='replace')}")
+            raise SandboxError(f"the sandbox could not start a kernel: {message.decode(errors='replace')}")
         return fds[0]
 
     def close(self) -> None:
-        self.channel.close()
-        self.process.wait()
+        self.channel.close()   # the server sees the end of its input and exits
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
 
     def __enter__(self) -> "ForkServer":
         return self

@@ -12,10 +12,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook
 
 from grading import record
 from grading.__main__ import main as grade_main
 from grading.prepare import executable_notebook, nbgrader_meta
+from grading.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the grading sandbox is set up as root")
@@ -218,3 +220,32 @@ def test_refuses_without_a_sandbox(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr("grading.autograde.unavailable_reason", lambda: "no namespaces here")
     assert grade_main(["--root", str(tmp_path)]) == 2
     assert "--unsafe-no-sandbox" in capsys.readouterr().err
+
+
+def test_a_broken_sandbox_stops_the_run_and_changes_nothing(tmp_path, monkeypatch, capsys):
+    """Kernels that cannot start are the grader's failure: exit 2, no zeros recorded, gradebook unchanged."""
+    for item in ("nbgrader_config.py", "source", "release"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    folder = tmp_path / "submitted" / "talaba" / "multihead"
+    folder.mkdir(parents=True)
+    nbformat.write(notebook("source", "savollar"), folder / "savollar.ipynb")
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
+        gradebook.add_student("oldingi")
+    before = (tmp_path / "gradebook.db").read_bytes()
+    monkeypatch.setattr("grading.execute.Limits", lambda: Limits(RLIMIT_AS=1 << 20))
+    assert grade_main(["--root", str(tmp_path)]) == 2
+    assert "sandbox ishlamadi" in capsys.readouterr().err
+    assert (tmp_path / "gradebook.db").read_bytes() == before
+    assert not (tmp_path / "autograded").exists() and not (tmp_path / "build" / "grades.csv").exists()
+
+
+def test_a_damaged_gradebook_is_named_and_kept(tmp_path, capsys):
+    for item in ("nbgrader_config.py", "source", "release"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    (tmp_path / "submitted" / "talaba" / "multihead").mkdir(parents=True)
+    (tmp_path / "gradebook.db").write_bytes(b"bu SQLite emas")
+    assert grade_main(["--root", str(tmp_path)]) == 2
+    assert "gradebook.db" in capsys.readouterr().err
+    assert (tmp_path / "gradebook.db").read_bytes() == b"bu SQLite emas"

@@ -9,7 +9,7 @@ import pytest
 from nbformat import v4
 
 from grading.execute import run_in_sandbox
-from grading.sandbox import COURSE, FIRST_UID, SCRATCH_BYTES, ForkServer, Limits, unavailable_reason
+from grading.sandbox import COURSE, FIRST_UID, SCRATCH_BYTES, ForkServer, Limits, SandboxError, unavailable_reason
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or unavailable_reason() is not None,
                                 reason="the grading sandbox is set up as root")
@@ -98,12 +98,20 @@ def test_no_process_outlives_its_notebook(server):
     assert sandbox_processes() == []
 
 
-def test_a_kernel_that_cannot_start_is_reported(server):
-    """A kernel that dies while starting (here: no memory to start in) costs that notebook only, quickly."""
+def test_a_kernel_that_cannot_start_stops_grading(server):
+    """A kernel that dies before its first cell (here: no memory to start in) is the grader's failure: after a
+    retry it raises SandboxError, which stops the run, instead of giving the student a zero."""
     notebook = v4.new_notebook(cells=[v4.new_code_cell("javob = 1")])
-    run = run_in_sandbox(notebook, Path(tempfile.mkdtemp(prefix="kg-")), UID, 10, server, Limits(RLIMIT_AS=1 << 20))
-    assert run.problems and "bajarishda xato" in run.problems[0]
-    assert run.seconds < 30 and sandbox_processes() == []
+    with pytest.raises(SandboxError, match="did not start"):
+        run_in_sandbox(notebook, Path(tempfile.mkdtemp(prefix="kg-")), UID, 10, server, Limits(RLIMIT_AS=1 << 20))
+    assert sandbox_processes() == []
+
+
+def test_a_failed_lock_in_is_refused_before_any_code_runs(server):
+    """If the sandbox cannot be built (here: a file limit above the system's), no kernel starts outside it."""
+    notebook = v4.new_notebook(cells=[v4.new_code_cell("javob = 1")])
+    with pytest.raises(SandboxError, match="locking the kernel in failed"):
+        run_in_sandbox(notebook, Path(tempfile.mkdtemp(prefix="kg-")), UID, 10, server, Limits(RLIMIT_NOFILE=1 << 30))
 
 
 def test_a_full_disk_is_the_students_own(server):
