@@ -93,9 +93,10 @@ class ForkServer:
         theirs.close()
         self.lock = threading.Lock()
         self.ready = False
+        self.kernels: list[ForkedKernel] = []
 
-    def spawn(self, request: dict) -> int:
-        """A new sandboxed kernel; returns its pidfd."""
+    def spawn(self, request: dict) -> "ForkedKernel":
+        """A new sandboxed kernel."""
         with self.lock:
             if not self.ready:
                 if self.channel.recv(64) != b"ready":
@@ -108,9 +109,13 @@ class ForkServer:
                 raise SandboxError(f"the sandbox's fork server is gone: {exc}") from exc
         if not fds:
             raise SandboxError(f"the sandbox could not start a kernel: {message.decode(errors='replace')}")
-        return fds[0]
+        kernel = ForkedKernel(fds[0])
+        self.kernels.append(kernel)
+        return kernel
 
     def close(self) -> None:
+        for kernel in self.kernels:   # normally all gone already, each with its notebook
+            kernel.kill()
         self.channel.close()   # the server sees the end of its input and exits
         try:
             self.process.wait(timeout=30)
@@ -179,7 +184,7 @@ class SandboxProvisioner(LocalProvisioner):
                    "connection_file": km.connection_file, "keep": [str(p) for p in visible_paths()],
                    "hide": [str(p) for p in hidden_paths() if p.exists()],
                    "env": kernel_env(kwargs.get("env") or os.environ, km.scratch), "path": kernel_path(km.scratch)}
-        self.process = ForkedKernel(km.server.spawn(request))
+        self.process = km.server.spawn(request)
         self.pid, self.pgid, self.cwd = None, None, km.scratch
         return self.connection_info
 
