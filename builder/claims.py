@@ -11,11 +11,13 @@ NUMBER = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
 SCI = r"(\d\.\d+e[-+]\d+)"
 
 
-def _row(text: str, name: str, cells: str) -> re.Match | None:
+def table_row(text: str, name: str, cells: str) -> re.Match | None:
+    """The table row starting with the name `name`, its cells matched by `cells`."""
     return re.search(rf"^\s*{re.escape(name)}\s+{cells}\s*$", text, re.MULTILINE)
 
 
-def _value(text: str, label: str) -> float | None:
+def printed_value(text: str, label: str) -> float | None:
+    """The number printed on the line `label: <number>`."""
     match = re.search(rf"^\s*{re.escape(label)}\s*:\s*({NUMBER})\s*$", text, re.MULTILINE)
     return float(match.group(1)) if match else None
 
@@ -24,7 +26,7 @@ def gradient_ratios(text: str) -> dict[str, float]:
     """step59/step0 gradient ratio per model, from the gradient table."""
     ratios = {}
     for name in ("RNN", "LSTM", "attention"):
-        row = _row(text, name, rf"{SCI}\s+{SCI}\s+{SCI}")
+        row = table_row(text, name, rf"{SCI}\s+{SCI}\s+{SCI}")
         if row:
             ratios[name] = float(row.group(3))
     return ratios
@@ -34,7 +36,7 @@ def seed_accuracies(text: str) -> dict[str, list[float]]:
     """Per-seed test accuracy per model, from the accuracy table."""
     result = {}
     for name in ("RNN", "LSTM", "attention (+ pozitsiya)", "attention (pozitsiyaSIZ)"):
-        row = _row(text, name, rf"\[([^\]]*)\]\s+{NUMBER}\s+{NUMBER}\s+\d+")
+        row = table_row(text, name, rf"\[([^\]]*)\]\s+{NUMBER}\s+{NUMBER}\s+\d+")
         if row:
             result[name] = [float(a) for a in row.group(1).split(",")]
     return result
@@ -54,9 +56,9 @@ def lesson01_claims(text: str) -> list[tuple[str, str, bool]]:
         return [("1-dars bajarilgan", "natija yo'q", False)]
     ratios = gradient_ratios(text)
     acc = seed_accuracies(text)
-    shuffle = _value(text, "maksimal farq")
-    first = _value(text, "Qadam 0 ga berilgan o'rtacha e'tibor")
-    top = _value(text, "Eng ko'p e'tibor olgan qadam")
+    shuffle = printed_value(text, "maksimal farq")
+    first = printed_value(text, "Qadam 0 ga berilgan o'rtacha e'tibor")
+    top = printed_value(text, "Eng ko'p e'tibor olgan qadam")
     sizes = matrix_sizes(text)
     with_pos, without_pos = acc.get("attention (+ pozitsiya)"), acc.get("attention (pozitsiyaSIZ)")
     growth = [b[1] / a[1] for a, b in zip(sizes, sizes[1:], strict=False) if b[0] == 2 * a[0]]

@@ -11,12 +11,13 @@ from math import comb
 
 import pytest
 
+from builder import claims
+from builder.claims import NUMBER
 from tests.notebooks import cell_output_text, errors, images
 
 STEM = "01_attention_asoslari"
 SOURCE = os.path.join(os.path.dirname(__file__), "..", "notebooks", f"{STEM}.ipynb")
 FIGURES = ["01_yol_uzunligi.png", "01_gradient_qadamlar.png", "01_attention_ogirligi.png", "01_vaqt_va_hajm.png"]
-NUMBER = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
 
 
 def cell_text(nb, marker: str) -> str:
@@ -27,16 +28,15 @@ def cell_text(nb, marker: str) -> str:
 
 
 def table_row(output: str, name: str, pattern: str) -> re.Match:
-    """The table row starting with the model name `name`, its cells matched by `pattern`."""
-    match = re.search(rf"^\s*{re.escape(name)}\s+{pattern}\s*$", output, re.MULTILINE)
+    match = claims.table_row(output, name, pattern)
     assert match, f"no row for {name!r} matching {pattern!r} in:\n{output}"
     return match
 
 
 def printed_value(output: str, label: str) -> float:
-    match = re.search(rf"^\s*{re.escape(label)}\s*:\s*({NUMBER})\s*$", output, re.MULTILINE)
-    assert match, f"no line {label!r} : <number> in:\n{output}"
-    return float(match.group(1))
+    found = claims.printed_value(output, label)
+    assert found is not None, f"no line {label!r} : <number> in:\n{output}"
+    return found
 
 
 # --- the committed notebook -------------------------------------------------------------------
@@ -104,9 +104,8 @@ def test_scaling_by_sqrt_d_keeps_softmax_from_saturating(nb):
 
 def test_gradient_vanishes_through_rnn_and_lstm_but_not_attention(nb):
     out = cell_text(nb, "grad_jadval")
-    sci = r"(\d\.\d+e[-+]\d+)"
-    ratio = {name: float(table_row(out, name, rf"{sci}\s+{sci}\s+{sci}").group(3))
-             for name in ("RNN", "LSTM", "attention")}
+    ratio = claims.gradient_ratios(out)
+    assert set(ratio) == {"RNN", "LSTM", "attention"}, out
     assert ratio["RNN"] >= 1e6, ratio
     assert ratio["LSTM"] >= 1e6, ratio
     assert 0.5 <= ratio["attention"] <= 2, ratio
