@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 
 from grading import execute, tekshiruv
-from grading.execute import reference_records, run_in_sandbox, verify
+from grading.execute import fail_every_test, reference_records, run_in_sandbox, verify
 from grading.prepare import executable_notebook, nbgrader_meta, read_student_notebook
 from grading.record import check_gradebook, prepare_gradebook, record_and_publish
 from grading.sandbox import FIRST_UID, ForkServer, unavailable_reason
@@ -126,7 +126,11 @@ def check_student(run: StudentRun, executed: dict, references: dict, staging: Pa
     """The outside check of every test cell, then the notebooks go where nbgrader will record them."""
     out_dir = staging / "submitted" / run.student / run.assignment
     for name, notebook in executed.items():
-        run.outside_failed += verify(notebook, references[name])
+        try:
+            run.outside_failed += verify(notebook, references[name])
+        except Exception as exc:  # outputs shaped to break the check cost this notebook only
+            run.problems.append(f"{name}: chiqishlarni tekshirib bo'lmadi ({type(exc).__name__}), testlar 0 ball")
+            fail_every_test(notebook)
         nbformat.write(notebook, out_dir / f"{name}.ipynb")
     return run
 
@@ -179,7 +183,7 @@ def grade(root: Path, assignment: str, student: str | None = None, jobs: int | N
     work_root.mkdir(parents=True, exist_ok=True)
     # Kernels' scratch folders hold IPC sockets, whose paths must stay under ~107 bytes: keep them short,
     # in /tmp (which each sandbox replaces by its own empty one, with only its scratch mounted back).
-    with (ForkServer() if sandbox else contextlib.nullcontext()) as server, \
+    with (ForkServer(root) if sandbox else contextlib.nullcontext()) as server, \
             tempfile.TemporaryDirectory(dir=work_root) as tmp, tempfile.TemporaryDirectory(prefix="kg-") as short:
         course = Course(root, assignment, cell_timeout, server)
         students = course.students(student)

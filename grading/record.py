@@ -42,6 +42,7 @@ def course_config(root: Path, staging: Path) -> Config:
     config.Autograde.autograde_preprocessors = [ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
                                                 AssignLatePenalties, CheckCellMetadata]
     config.HTMLExporter.template_name = "feedback"
+    config.HTMLExporter.sanitize_html = True   # students' HTML and scripts are shown as text, never run
     config.HTMLExporter.extra_template_basedirs = [str(uzbek_feedback_templates(staging / "templates"))]
     return config
 

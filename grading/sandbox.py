@@ -65,8 +65,14 @@ def visible_paths() -> list[Path]:
     return list(dict.fromkeys(keep))
 
 
-def hidden_paths() -> list[Path]:
-    return [COURSE, Path("/tmp"), Path("/var/tmp"), Path("/root"), Path("/home"), Path("/work")]
+def hidden_paths(course_root: Path | None = None) -> list[Path]:
+    """Covered by empty read-only-to-the-student tmpfs: the course (this checkout and the one being graded),
+    temporary and shared-memory folders, homes."""
+    hidden = [COURSE, Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"), Path("/run"), Path("/root"), Path("/home"),
+              Path("/work")]
+    if course_root and not any(course_root.resolve().is_relative_to(h) for h in hidden):
+        hidden.append(course_root.resolve())   # the course being graded, wherever it lives
+    return hidden
 
 
 @contextlib.contextmanager
@@ -84,10 +90,12 @@ def scratch_folder(scratch: Path, uid: int):
 class ForkServer:
     """The grader's end of grading/forkserver.py: spawns sandboxed kernels, one request at a time."""
 
-    def __init__(self):
+    def __init__(self, course_root: Path | None = None):
+        self.hidden = [str(p) for p in hidden_paths(course_root) if p.exists()]
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-                   PYTHONPATH=str(COURSE))
+        # the server's memory is every kernel's: only what a kernel may see goes in (no instructor secrets)
+        env = {k: v for k, v in os.environ.items() if k in PASSED_ENV} | {
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(COURSE)}
         self.process = subprocess.Popen([sys.executable, "-m", "grading.forkserver", str(theirs.fileno())],
                                         pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, cwd="/", env=env)
         theirs.close()
@@ -135,7 +143,7 @@ def kernel_path(scratch: Path) -> list[str]:
 
 
 def kernel_env(env: dict, scratch: Path) -> dict:
-    kept = {k: v for k, v in env.items() if k in PASSED_ENV or k.startswith("JPY_")}
+    kept = {k: v for k, v in env.items() if k in PASSED_ENV}
     return kept | {"HOME": str(scratch), "MPLCONFIGDIR": str(scratch / ".mpl"), "KURS_SANDBOX": "1",
                    "PYTHONPATH": str(COURSE), "PYTHONNOUSERSITE": "1",
                    # kernels run side by side, one per core: one thread each, so they never oversubscribe
@@ -182,7 +190,7 @@ class SandboxProvisioner(LocalProvisioner):
         km = self.parent
         request = {"scratch": str(km.scratch), "uid": km.uid, "limits": asdict(km.limits),
                    "connection_file": km.connection_file, "keep": [str(p) for p in visible_paths()],
-                   "hide": [str(p) for p in hidden_paths() if p.exists()],
+                   "hide": km.server.hidden,
                    "env": kernel_env(kwargs.get("env") or os.environ, km.scratch), "path": kernel_path(km.scratch)}
         self.process = km.server.spawn(request)
         self.pid, self.pgid, self.cwd = None, None, km.scratch

@@ -80,6 +80,17 @@ def submissions(course: Path) -> dict[str, dict]:
     rigged = ("class Hammasi:\n    def __eq__(self, other):\n        return True\n"
               "    def __iter__(self):\n        return iter((4, 8, 10, 8))\n    def __len__(self):\n        return 4\n"
               "javob_02 = Hammasi()\n")
+    poison = (  # a stream output whose text is a list (valid nbformat) in every test cell
+        "def _zahar(info):\n"
+        "    if 'tekshir' in (info.raw_cell or '') or 'tk.' in (info.raw_cell or ''):\n"
+        "        k = get_ipython().kernel\n"
+        "        k.session.send(k.iopub_socket, 'stream', {'name': 'stdout', 'text': ['x\\n']},\n"
+        "                       parent=k.get_parent('shell'), ident=b'stream.stdout')\n"
+        "get_ipython().events.register('pre_run_cell', _zahar)\n"
+        "javob_01 = 8\n"
+    )
+    script = ("from IPython.display import HTML, display\n"
+              "display(HTML('<script>alert(\"feedback\")</script><img src=x onerror=alert(1)>'))\njavob_01 = 8\n")
     duplicated = notebook("source", "savollar")
     duplicated.cells.insert(3, nbformat.from_dict(json.loads(json.dumps(cell(duplicated, "test-01")))))
     cell(duplicated, "test-02").metadata.nbgrader["points"] = 100
@@ -110,6 +121,8 @@ def submissions(course: Path) -> dict[str, dict]:
         "dublikat": {"files": {"savollar.ipynb": duplicated}, "points": QUIZ},
         "buzilgan": {"files": {"savollar.ipynb": "{ bu json emas",
                                "xatolar.ipynb": notebook("source", "xatolar")}, "points": DRILLS},
+        "zaharli_chiqish": {"files": {"savollar.ipynb": answered("savollar", javob_01=poison)}, "points": QUIZ},
+        "html_skript": {"files": {"savollar.ipynb": answered("savollar", javob_01=script)}, "points": QUIZ},
         "numpy_fayl": {"files": {"savollar.ipynb": notebook("source", "savollar"),
                                  "numpy.py": "raise SystemExit('hijacked')\n"}, "points": QUIZ},
     }
@@ -177,6 +190,8 @@ def test_feedback_is_uzbek_and_hides_the_tests(graded):
     assert "Ball:" in page and "Score:" not in page
     assert "BEGIN HIDDEN TESTS" not in page and "manual_seed(101)" not in page
     assert "KURS-NATIJA" not in page
+    scripted = (course / "feedback" / "html_skript" / "multihead" / "savollar.html").read_text(encoding="utf-8")
+    assert "<script>alert" not in scripted and "<img src=x" not in scripted   # shown escaped, as text
 
 
 def test_regrading_one_student_changes_nothing_else(graded):

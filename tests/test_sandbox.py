@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -132,3 +133,36 @@ def test_a_full_disk_is_the_students_own(server):
     written, errno = map(int, run.notebook.cells[0].outputs[0]["text"].split())
     assert errno == 28 and written <= SCRATCH_BYTES   # ENOSPC
     assert list(scratch.iterdir()) == []              # the tmpfs is gone with the notebook
+
+
+STACK_ENVIRONMENT = r"""
+import ctypes
+libc = ctypes.CDLL(None)
+address = ctypes.c_void_p.from_address(ctypes.c_void_p.in_dll(libc, "__libc_stack_end").value + 8).value
+strings = []
+while (s := ctypes.string_at(address)):
+    strings.append(s.decode(errors="replace"))
+    address += len(s) + 1
+print([s for s in strings if "MAXFIY" in s or "JPY_API" in s])
+"""
+
+
+def test_no_secret_of_the_grader_reaches_kernel_memory(monkeypatch, tmp_path):
+    """Not in os.environ, nor in the environment block on the kernel's stack (inherited from the server);
+    nor does a course graded from outside the usual folders show through."""
+    monkeypatch.setenv("KURS_MAXFIY", "instructor token")
+    monkeypatch.setenv("JPY_API_TOKEN", "hub token")
+    course = Path(tempfile.mkdtemp(prefix="kg-kurs-", dir="/var/lib"))
+    try:
+        (course / "source").mkdir()
+        with ForkServer(course) as own_server:
+            cells = [v4.new_code_cell(STACK_ENVIRONMENT),
+                     v4.new_code_cell(f"import os\nprint(os.path.exists({str(course / 'source')!r}), "
+                                      "os.access('/dev/shm', os.W_OK), os.access('/run', os.W_OK))")]
+            run = run_in_sandbox(v4.new_notebook(cells=cells), Path(tempfile.mkdtemp(prefix="kg-")), UID, 60,
+                                 own_server)
+    finally:
+        shutil.rmtree(course)
+    assert run.problems == []
+    assert run.notebook.cells[0].outputs[0]["text"].strip() == "[]"
+    assert run.notebook.cells[1].outputs[0]["text"].split() == ["False", "False", "False"]
