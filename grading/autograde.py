@@ -200,4 +200,7 @@ def grade(root: Path, assignment: str, student: str | None = None, jobs: int | N
             runs = [check_student(*future.result(), references, staging) for future in futures]
         record_and_publish(root, assignment, [r.student for r in runs], staging, out_dir, config)
         print(f"graded {len(runs)} submission(s) of {assignment} in {time.perf_counter() - start:.1f} s")
+        if server is not None and server.cgroups_missing:
+            print("ogohlantirish: har slot uchun cgroup cheklovlari (bitta yadro, xotira, jarayonlar) qo'yilmadi: "
+                  f"{'; '.join(sorted(server.cgroups_missing))}. Qolgan cheklovlar (rlimit) ishlaydi.")
     return runs

@@ -29,6 +29,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
+CGROUPS = "/sys/fs/cgroup"
 STAGE = "/mnt"   # a tmpfs holding the kept folders while the rest is covered
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -92,6 +93,30 @@ def drop_privileges(uid: int, limits: dict[str, int]) -> None:
         raise RuntimeError(f"privileges left after the drop: {leftover}")
 
 
+def join_slot_cgroups(uid: int, limits: dict[str, int]) -> list[str]:
+    """Put this process (and so the kernel and all it starts) in its slot's cgroups: together at most one
+    core, RLIMIT_AS bytes of memory and RLIMIT_NPROC tasks. Cgroup v1 or v2; returns what it could not do."""
+    memory, tasks = str(limits["RLIMIT_AS"]), str(limits["RLIMIT_NPROC"])
+    if os.path.exists(f"{CGROUPS}/cgroup.controllers"):   # v2
+        plan = {"": {"memory.max": memory, "cpu.max": "100000 100000", "pids.max": tasks}}
+    else:
+        plan = {"memory": {"memory.limit_in_bytes": memory}, "pids": {"pids.max": tasks},
+                "cpu": {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "100000"}}
+    missing = []
+    for controller, settings in plan.items():
+        group = os.path.join(CGROUPS, controller, f"kurs-baholash-{uid}")
+        try:
+            os.makedirs(group, exist_ok=True)
+            for name, value in settings.items():
+                with open(os.path.join(group, name), "w") as f:
+                    f.write(value)
+            with open(os.path.join(group, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        except OSError as exc:
+            missing.append(f"{controller or 'v2'}: {exc.strerror}")
+    return missing
+
+
 def lock_in(request: dict) -> None:
     """In B: the file view, the log, the limits and the unprivileged identity."""
     scratch = request["scratch"]
@@ -132,6 +157,7 @@ def first_child(request: dict, channel: socket.socket) -> None:
     os.closerange(3, channel.fileno())
     os.closerange(channel.fileno() + 1, 1 << 16)
     check(libc.unshare(NAMESPACES), "unshare")
+    missing = join_slot_cgroups(request["uid"], request["limits"])
     ready_r, ready_w = os.pipe()
     kernel = os.fork()
     if kernel == 0:
@@ -153,13 +179,13 @@ def first_child(request: dict, channel: socket.socket) -> None:
     if outcome != b"ok":
         os.waitpid(kernel, 0)
         raise RuntimeError(f"locking the kernel in failed: {outcome.decode(errors='replace') or 'it died'}")
-    socket.send_fds(channel, [b"ok"], [pidfd])
+    socket.send_fds(channel, [json.dumps({"cgroups_missing": missing}).encode()], [pidfd])
     _, status = os.waitpid(kernel, 0)
     os._exit(os.waitstatus_to_exitcode(status) & 0x7F)
 
 
-def spawn(request: dict) -> int:
-    """Fork A for one kernel; returns the pidfd of B, or raises with A's reason."""
+def spawn(request: dict) -> tuple[int, bytes]:
+    """Fork A for one kernel; returns the pidfd of B and A's report, or raises with A's reason."""
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
     if pid == 0:
@@ -176,7 +202,7 @@ def spawn(request: dict) -> int:
     if not fds:
         os.waitpid(pid, 0)
         raise RuntimeError(message.decode(errors="replace") or "the sandbox process died at start")
-    return fds[0]
+    return fds[0], message
 
 
 def reap() -> None:
@@ -196,11 +222,11 @@ def serve(channel: socket.socket) -> None:
             return
         reap()
         try:
-            pidfd = spawn(json.loads(message))
+            pidfd, report = spawn(json.loads(message))
         except Exception as exc:
             channel.send(json.dumps({"error": str(exc)}).encode())
             continue
-        socket.send_fds(channel, [b"ok"], [pidfd])
+        socket.send_fds(channel, [report], [pidfd])
         os.close(pidfd)
 
 

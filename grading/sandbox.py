@@ -102,6 +102,7 @@ class ForkServer:
         self.lock = threading.Lock()
         self.ready = False
         self.kernels: list[ForkedKernel] = []
+        self.cgroups_missing: set[str] = set()   # per-slot CPU/memory/task limits that could not be set
 
     def spawn(self, request: dict) -> "ForkedKernel":
         """A new sandboxed kernel."""
@@ -117,6 +118,7 @@ class ForkServer:
                 raise SandboxError(f"the sandbox's fork server is gone: {exc}") from exc
         if not fds:
             raise SandboxError(f"the sandbox could not start a kernel: {message.decode(errors='replace')}")
+        self.cgroups_missing.update(json.loads(message)["cgroups_missing"])
         kernel = ForkedKernel(fds[0])
         self.kernels.append(kernel)
         return kernel

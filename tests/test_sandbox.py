@@ -166,3 +166,20 @@ def test_no_secret_of_the_grader_reaches_kernel_memory(monkeypatch, tmp_path):
     assert run.problems == []
     assert run.notebook.cells[0].outputs[0]["text"].strip() == "[]"
     assert run.notebook.cells[1].outputs[0]["text"].split() == ["False", "False", "False"]
+
+
+def test_a_notebook_is_held_to_one_core_and_its_memory_in_total(server):
+    """Its slot's cgroups (v1 here) hold the kernel and every process it starts, whatever they do."""
+    cell = ("import os, subprocess\n"
+            "child = subprocess.run(['cat', '/proc/self/cgroup'], capture_output=True, text=True).stdout\n"
+            "print(sorted(l.split(':', 2)[1] for l in child.splitlines() if 'kurs-baholash' in l))\n")
+    run = run_in_sandbox(v4.new_notebook(cells=[v4.new_code_cell(cell)]), Path(tempfile.mkdtemp(prefix="kg-")),
+                         UID, 60, server)
+    assert server.cgroups_missing == set()
+    controllers = run.notebook.cells[0].outputs[0]["text"].strip()
+    assert controllers in ("['cpu', 'memory', 'pids']", "['']"), controllers   # v1, or v2's single hierarchy
+    group = Path("/sys/fs/cgroup/memory") / f"kurs-baholash-{UID}"
+    if group.exists():
+        assert int((group / "memory.limit_in_bytes").read_text()) == Limits().RLIMIT_AS
+        quota = Path("/sys/fs/cgroup/cpu") / f"kurs-baholash-{UID}" / "cpu.cfs_quota_us"
+        assert quota.read_text().strip() == "100000"
