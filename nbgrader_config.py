@@ -38,10 +38,10 @@ c.ExecutePreprocessor.timeout = 120
 
 # Feedback shows the student's notebook with its grades but not the hidden tests: their source is cut
 # out, and grading.feedback shortens tracebacks (whose context lines would quote hidden code) to their
-# last line and drops the KURS-NATIJA record lines.
+# last line, drops the KURS-NATIJA record lines and any output that quotes a hidden test.
 c.GenerateFeedback.preprocessors = [
     GetGrades,
+    "grading.feedback.HiddenOutputFilter",   # before ClearHiddenTests: it compares outputs with hidden lines
     ClearHiddenTests,
-    "grading.feedback.HiddenOutputFilter",
     CSSHTMLHeaderPreprocessor,
 ]

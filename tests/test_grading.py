@@ -91,6 +91,9 @@ def submissions(course: Path) -> dict[str, dict]:
     )
     script = ("from IPython.display import HTML, display\n"
               "display(HTML('<script>alert(\"feedback\")</script><img src=x onerror=alert(1)>'))\njavob_01 = 8\n")
+    leak = ("\ndef _sizdir(info):\n"
+            "    print('SIZDI:', info.raw_cell)\n"
+            "get_ipython().events.register('pre_run_cell', _sizdir)\n")
     duplicated = notebook("source", "savollar")
     duplicated.cells.insert(3, nbformat.from_dict(json.loads(json.dumps(cell(duplicated, "test-01")))))
     cell(duplicated, "test-02").metadata.nbgrader["points"] = 100
@@ -123,6 +126,8 @@ def submissions(course: Path) -> dict[str, dict]:
                                "xatolar.ipynb": notebook("source", "xatolar")}, "points": DRILLS},
         "zaharli_chiqish": {"files": {"savollar.ipynb": answered("savollar", javob_01=poison)}, "points": QUIZ},
         "html_skript": {"files": {"savollar.ipynb": answered("savollar", javob_01=script)}, "points": QUIZ},
+        "sizdiruvchi": {"files": {"xatolar.ipynb": answered(
+            "xatolar", xato_1=cell(notebook("source", "xatolar"), "xato-1").source + leak)}, "points": DRILLS},
         "numpy_fayl": {"files": {"savollar.ipynb": notebook("source", "savollar"),
                                  "numpy.py": "raise SystemExit('hijacked')\n"}, "points": QUIZ},
     }
@@ -190,6 +195,8 @@ def test_feedback_is_uzbek_and_hides_the_tests(graded):
     assert "Ball:" in page and "Score:" not in page
     assert "BEGIN HIDDEN TESTS" not in page and "manual_seed(101)" not in page
     assert "KURS-NATIJA" not in page
+    leaked = (course / "feedback" / "sizdiruvchi" / "multihead" / "xatolar.html").read_text(encoding="utf-8")
+    assert "SIZDI: tk.xato" not in leaked and "manual_seed(101)" not in leaked and "HIDDEN TESTS" not in leaked
     scripted = (course / "feedback" / "html_skript" / "multihead" / "savollar.html").read_text(encoding="utf-8")
     assert "<script>alert" not in scripted and "<img src=x" not in scripted   # shown escaped, as text
 
