@@ -83,10 +83,10 @@ def execute_notebook(notebook: NotebookNode, scratch: Path, manager: type[AsyncK
         client.execute(cwd=str(scratch))
     except Exception as exc:
         if not started:
-            atexit.unregister(client._cleanup_kernel)
             raise KernelNeverStarted(f"{type(exc).__name__}: {str(exc)[:300]}") from exc
         problems.append(failure_problem(exc, cell_timeout))
-    atexit.unregister(client._cleanup_kernel)  # nbclient leaves it registered when the kernel never started
+    finally:
+        atexit.unregister(client._cleanup_kernel)  # nbclient leaves it registered when the kernel never started
     for index in sorted(client.__dict__.get("_truncated", ())):
         problems.append(f"{index}-katak chiqishi juda katta: {MAX_OUTPUT_CHARS} belgidan keyingisi tashlandi")
     return Execution(notebook, time.perf_counter() - start, problems)

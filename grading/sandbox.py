@@ -30,6 +30,8 @@ FIRST_UID = 61000  # sandbox identities: FIRST_UID + worker slot, owned by no ac
 # what a sandboxed kernel sees of the grader's environment; the rest (tokens, paths) stays outside
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 SCRATCH_BYTES = 512 << 20  # a notebook's scratch folder, RAM-backed
+# kernels run side by side, one per core: one thread each, so they never oversubscribe
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 class SandboxError(RuntimeError):
@@ -94,8 +96,7 @@ class ForkServer:
         self.hidden = [str(p) for p in hidden_paths(course_root) if p.exists()]
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # the server's memory is every kernel's: only what a kernel may see goes in (no instructor secrets)
-        env = {k: v for k, v in os.environ.items() if k in PASSED_ENV} | {
-            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(COURSE)}
+        env = {k: v for k, v in os.environ.items() if k in PASSED_ENV} | ONE_THREAD | {"PYTHONPATH": str(COURSE)}
         self.process = subprocess.Popen([sys.executable, "-m", "grading.forkserver", str(theirs.fileno())],
                                         pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, cwd="/", env=env)
         theirs.close()
@@ -146,10 +147,8 @@ def kernel_path(scratch: Path) -> list[str]:
 
 def kernel_env(env: dict, scratch: Path) -> dict:
     kept = {k: v for k, v in env.items() if k in PASSED_ENV}
-    return kept | {"HOME": str(scratch), "MPLCONFIGDIR": str(scratch / ".mpl"), "KURS_SANDBOX": "1",
-                   "PYTHONPATH": str(COURSE), "PYTHONNOUSERSITE": "1",
-                   # kernels run side by side, one per core: one thread each, so they never oversubscribe
-                   "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "KURS_OQIMLAR": "1"}
+    return kept | ONE_THREAD | {"HOME": str(scratch), "MPLCONFIGDIR": str(scratch / ".mpl"), "KURS_SANDBOX": "1",
+                                "PYTHONPATH": str(COURSE), "PYTHONNOUSERSITE": "1", "KURS_OQIMLAR": "1"}
 
 
 class ForkedKernel:
