@@ -8,7 +8,6 @@ Prints seconds per submission for each and their ratio (goal: b/a <= 0.5 on a 2-
 """
 
 import argparse
-import csv
 import os
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grading.export import raw_scores  # noqa: E402
 from grading.prepare import nbgrader_meta  # noqa: E402
 
 
@@ -73,11 +73,6 @@ def plain_scores(course: Path) -> dict[str, float]:
         return {s.student.id: s.score for s in gradebook.assignment_submissions("multihead")}
 
 
-def ours_scores(course: Path) -> dict[str, float]:
-    with open(course / "build" / "grades.csv", encoding="utf-8") as f:
-        return {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(f)}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30)
@@ -91,7 +86,8 @@ def main() -> None:
                        cwd=plain, env=env(), check=True, capture_output=True)
         t_plain = timed([*nbgrader, "autograde", "multihead", "--create", "--force"], plain)
         t_ours = timed([sys.executable, "-m", "grading", "--root", str(ours)], ours)
-        differ = sorted(s for s, score in plain_scores(plain).items() if ours_scores(ours).get(s) != score)
+        ours_scores = raw_scores(ours / "build" / "grades.csv")
+        differ = sorted(s for s, score in plain_scores(plain).items() if ours_scores.get(s) != score)
     n = args.students
     print(f"submissions: {n}, cores: {len(os.sched_getaffinity(0))}")
     print(f"plain nbgrader autograde (sequential): {t_plain:7.1f} s  {t_plain / n:5.2f} s/submission")

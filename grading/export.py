@@ -1,5 +1,6 @@
 """grades.csv in nbgrader's own export format (its CsvExportPlugin), from a gradebook file."""
 
+import csv
 from pathlib import Path
 
 from nbgrader.api import Gradebook
@@ -13,3 +14,9 @@ def export_grades(db: Path, destination: Path, config: Config) -> Path:
     with Gradebook(f"sqlite:///{db}", config.CourseDirectory.course_id) as gradebook:
         plugin.export(gradebook)
     return destination
+
+
+def raw_scores(grades_csv: Path) -> dict[str, float]:
+    """student id -> raw score, read back from a grades.csv written by export_grades."""
+    with open(grades_csv, encoding="utf-8") as f:
+        return {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(f)}

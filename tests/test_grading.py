@@ -16,6 +16,7 @@ from nbgrader.api import Gradebook
 
 from grading import record
 from grading.__main__ import main as grade_main
+from grading.export import raw_scores
 from grading.prepare import executable_notebook, nbgrader_meta
 from grading.sandbox import Limits
 
@@ -154,10 +155,7 @@ def graded(tmp_path_factory):
 
 
 def scores(course: Path) -> dict[str, float]:
-    import csv
-
-    with open(course / "build" / "grades.csv", encoding="utf-8") as f:
-        return {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(f)}
+    return raw_scores(course / "build" / "grades.csv")
 
 
 def test_every_submission_gets_exactly_what_it_earned(graded):
